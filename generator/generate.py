@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Shoal's generator: spec/*.toml + templates/*.j2 -> headers, bindings, tests.
+
+    generate.py --spec DIR --templates DIR list chapters|tests
+    generate.py --spec DIR --templates DIR headers|bindings|tests OUTDIR
+
+Run by meson at build time; output depends only on the table and templates.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from shoalgen.load import TableError  # noqa: E402
+from shoalgen import render  # noqa: E402
+
+
+def main(argv):
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--spec", required=True)
+    ap.add_argument("--templates", required=True)
+    ap.add_argument("what", choices=["list", "headers", "bindings", "tests"])
+    ap.add_argument("arg")
+    args = ap.parse_args(argv)
+    try:
+        api = render.load_api(args.spec)
+    except TableError as e:
+        print(f"generate.py: error: {e}", file=sys.stderr)
+        return 1
+    if args.what == "list":
+        for item in render.listing(api, args.arg):
+            print(item)
+        return 0
+    render.emit(api, args.templates, args.what, args.arg)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

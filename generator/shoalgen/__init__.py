@@ -1,0 +1,1 @@
+"""Shoal's table-driven generator: load -> expand -> lower -> render."""

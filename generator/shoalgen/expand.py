@@ -1,0 +1,124 @@
+"""Expand table entries into routines (one per exported C name) and generics."""
+from .load import TableError
+from .model import Association, Generic, GenericVariant, Param, Routine, TestUnit
+
+# Every generated test runs at 2 PEs and at a non-power-of-two count.
+TEST_NPES = [2, 3]
+
+
+def _ctx_name(name):
+    return "shmem_ctx_" + name[len("shmem_"):]
+
+
+def _resolve(spec_params, ctype):
+    return [Param(p.ctype.replace("TYPE", ctype), p.name, p.kind) for p in spec_params]
+
+
+def _routine(entry, name, variant, ctype_obj, c, elem, is_ctx, deprecated, version):
+    params = _resolve(entry.params, c)
+    if is_ctx:
+        params = [Param("shmem_ctx_t", "ctx", "ctx")] + params
+    return Routine(name=name, entry=entry, chapter=entry.chapter,
+                   returns=entry.returns.replace("TYPE", c), params=params, variant=variant,
+                   is_ctx=is_ctx, ctype=ctype_obj, elem=elem, deprecated=deprecated,
+                   version=version, noreturn=entry.noreturn, variadic=entry.variadic)
+
+
+def _expand_entry(e, sizes):
+    out = []
+    forms = [False, True] if e.ctx else [False]
+    if not e.typed:
+        for is_ctx in forms:
+            name = _ctx_name(e.name) if is_ctx else e.name
+            out.append(_routine(e, name, "untyped", None, "void", None, is_ctx,
+                                e.deprecated, e.version))
+        for a in e.aliases:
+            out.append(_routine(e, a["name"], "untyped", None, "void", None, False,
+                                a.get("deprecated"), a.get("version", e.version)))
+        return out
+    typed = [(t, e.deprecated) for t in e.types] + \
+            [(t, e.deprecated or "1.5") for t in e.deprecated_types]
+    for is_ctx in forms:
+        for t, dep in typed:
+            name = e.pattern.replace("{T}", t.name)
+            name = _ctx_name(name) if is_ctx else name
+            out.append(_routine(e, name, "typed", t, t.c, f"sizeof({t.c})", is_ctx, dep, e.version))
+        if e.sized:
+            for bits in sizes:
+                name = e.sized.replace("{S}", str(bits))
+                name = _ctx_name(name) if is_ctx else name
+                out.append(_routine(e, name, "sized", None, "void", str(bits // 8), is_ctx,
+                                    e.deprecated, e.version))
+        if e.mem:
+            name = _ctx_name(e.mem) if is_ctx else e.mem
+            out.append(_routine(e, name, "mem", None, "void", "1", is_ctx, e.deprecated, e.version))
+    return out
+
+
+def expand_routines(api):
+    seen = {}
+    for e in api.entries:
+        for r in _expand_entry(e, api.sizes):
+            if r.name in seen:
+                raise TableError(e.file, e.name, f"routine {r.name} is also produced by "
+                                 f"{seen[r.name].entry.file}:{seen[r.name].entry.name}")
+            seen[r.name] = r
+            api.routines.append(r)
+
+
+def _selector_types(param_ctype, c):
+    """The pointer types a generic selection matches for one element type."""
+    base = param_ctype.replace("TYPE", c)
+    if base.startswith("const "):
+        return [base[len("const "):], base]
+    return [base]
+
+
+def expand_generics(api):
+    by_name = {}
+    for r in api.routines:
+        e = r.entry
+        if not (e.typed and e.generic and r.variant == "typed"):
+            continue
+        g = by_name.get(e.generic)
+        if g is None:
+            g = by_name[e.generic] = {"entries": [], "deprecated": True, "assoc": {}}
+            g["order"] = len(by_name)
+        if e not in g["entries"]:
+            g["entries"].append(e)
+        g["deprecated"] = g["deprecated"] and bool(e.deprecated)
+        g["assoc"].setdefault(r.is_ctx, []).append(r)
+    for name, g in by_name.items():
+        first = g["entries"][0]
+        shapes = {(len(e.params), e.params[0].ctype, e.ctx) for e in g["entries"]}
+        if len(shapes) != 1:
+            raise TableError(first.file, first.name,
+                             f"families joining generic {name} disagree on shape: {sorted(shapes)}")
+        variants = []
+        for is_ctx in sorted(g["assoc"]):
+            flat, chained, taken = [], [], set()
+            for r in g["assoc"][is_ctx]:
+                if r.ctype.name in taken:
+                    continue
+                taken.add(r.ctype.name)
+                target = ("shmemi_inline_" + r.name) if r.inline else r.name
+                a = Association(r.ctype, _selector_types(first.params[0].ctype, r.ctype.c), target)
+                (flat if r.ctype.generic else chained).append(a)
+            names = [p.name for p in g["assoc"][is_ctx][0].params]
+            variants.append(GenericVariant(len(names), names, flat, chained))
+        api.generics.append(Generic(name, g["deprecated"], variants))
+
+
+def expand_tests(api):
+    units = {}
+    for e in api.entries:
+        key = e.name if e.typed else e.test
+        u = units.get(key)
+        if u is None:
+            u = units[key] = TestUnit(key, e.test, [], [], TEST_NPES)
+        elif u.recipe != e.test:
+            raise TableError(e.file, e.name, f"test unit {key} mixes recipes {u.recipe} and {e.test}")
+        u.entries.append(e)
+    for r in api.routines:
+        units[r.entry.name if r.entry.typed else r.entry.test].routines.append(r)
+    api.tests = list(units.values())

@@ -1,0 +1,189 @@
+"""Read spec/*.toml into the model, refusing a bad table with file, entry and reason."""
+import os
+import re
+import tomllib
+
+from .model import Constant, CType, Entry, ParamSpec
+
+# Spec files in chapter order; types and constants are not chapters.
+CHAPTER_FILES = ["setup", "memory", "contexts", "rma", "amo", "sync", "order",
+                 "collectives", "locks", "cache"]
+
+PARAM_KINDS = {
+    "plain",        # no checks
+    "local_src", "local_dest",      # local buffers
+    "sym_dest", "sym_src",          # symmetric objects on the target PE
+    "ivar", "ivars",                # local symmetric objects waited on
+    "count", "stride", "bsize",     # element counts and strides
+    "pe", "value", "cond", "fetch", "cmp", "values", "status", "indices",
+}
+KERNELS = {"rma", "p", "g", "strided", "amo", "wait"}
+INLINES = {"put", "get", "p", "g", "amo"}
+AMO_OPS = {"FETCH", "SET", "SWAP", "CSWAP", "ADD", "AND", "OR", "XOR"}
+WAIT_MODES = {"all", "any", "some"}
+BODIES = {"forward", "noop"}
+TYPE_CLASSES = {"sint", "uint", "float", "char", "complex"}
+
+ROUTINE_KEYS = {"name", "returns", "params", "version", "test", "body", "ctx", "noreturn",
+                "variadic", "aliases", "deprecated", "replacement"}
+FAMILY_KEYS = {"name", "typed", "sized", "mem", "types", "deprecated_types", "ctx", "returns",
+               "params", "generic", "kernel", "core", "op", "operand", "mode", "blocking", "cmp",
+               "inline", "version", "deprecated", "replacement", "test"}
+
+_PARAM_RE = re.compile(r"^(?P<ctype>.*?)\b(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<kind>\w+)$")
+
+
+class TableError(Exception):
+    def __init__(self, file, entry, reason):
+        super().__init__(f"{file}: {entry}: {reason}")
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise TableError(os.path.basename(path), "(file)", str(e)) from None
+
+
+def _params(file, entry, raw):
+    out = []
+    for text in raw:
+        m = _PARAM_RE.match(text.strip())
+        if not m:
+            raise TableError(file, entry, f"parameter {text!r} is not 'C declaration : kind'")
+        kind = m["kind"]
+        if kind not in PARAM_KINDS:
+            raise TableError(file, entry, f"parameter {m['name']!r} has unknown kind {kind!r}")
+        out.append(ParamSpec(m["ctype"].strip(), m["name"], kind))
+    return out
+
+
+def _types(file, entry, spec, tables, types):
+    if spec is None:
+        return []
+    names = tables.get(spec) if isinstance(spec, str) else spec
+    if names is None:
+        raise TableError(file, entry, f"unknown type table {spec!r}")
+    for n in names:
+        if n not in types:
+            raise TableError(file, entry, f"unknown type {n!r}")
+    return [types[n] for n in names]
+
+
+def load_types(spec_dir):
+    file = "types.toml"
+    raw = _read(os.path.join(spec_dir, file))
+    types = {}
+    for t in raw.get("type", []):
+        name = t.get("name")
+        if not name or "c" not in t or t.get("class") not in TYPE_CLASSES:
+            raise TableError(file, name or "(type)", "needs name, c and a class in " + str(sorted(TYPE_CLASSES)))
+        if name in types:
+            raise TableError(file, name, "type listed twice")
+        types[name] = CType(name, t["c"], t["class"], bool(t.get("generic", False)))
+    tables = raw.get("tables", {})
+    for tname, members in tables.items():
+        _types(file, f"tables.{tname}", members, tables, types)
+    sizes = raw.get("sizes", {}).get("rma", [])
+    return types, tables, sizes
+
+
+def load_constants(spec_dir):
+    file = "constants.toml"
+    raw = _read(os.path.join(spec_dir, file))
+    consts, seen = [], {}
+    for c in raw.get("constant", []):
+        name = c.get("name", "(constant)")
+        if name in seen:
+            raise TableError(file, name, "constant listed twice")
+        if ("value" in c) == ("alias_of" in c):
+            raise TableError(file, name, "needs exactly one of value or alias_of")
+        if "alias_of" in c and c["alias_of"] not in seen:
+            raise TableError(file, name, f"alias_of {c['alias_of']!r} is not defined above it")
+        value = c.get("value") or seen[c["alias_of"]].value
+        const = Constant(name, value, c.get("version", ""), c.get("deprecated"), c.get("alias_of"))
+        consts.append(const)
+        seen[name] = const
+    return consts
+
+
+def _check_keys(file, entry, row, allowed):
+    extra = set(row) - allowed
+    if extra:
+        raise TableError(file, entry, f"unknown field(s) {sorted(extra)}")
+    for key in ("name", "returns", "params", "version", "test"):
+        if key not in row:
+            raise TableError(file, entry, f"missing field {key!r}")
+
+
+def _routine(file, chapter, row):
+    name = row.get("name", "(routine)")
+    _check_keys(file, name, row, ROUTINE_KEYS)
+    body = row.get("body", "forward")
+    if body not in BODIES:
+        raise TableError(file, name, f"body {body!r} is not one of {sorted(BODIES)}")
+    if row.get("ctx") and not name.startswith("shmem_"):
+        raise TableError(file, name, "ctx forms need a name starting with shmem_")
+    return Entry(file=file, chapter=chapter, name=name, typed=False, returns=row["returns"],
+                 params=_params(file, name, row["params"]), version=row["version"],
+                 test=row["test"], ctx=bool(row.get("ctx")), body=body,
+                 noreturn=bool(row.get("noreturn")), variadic=bool(row.get("variadic")),
+                 aliases=list(row.get("aliases", [])), deprecated=row.get("deprecated"),
+                 replacement=row.get("replacement"))
+
+
+def _family(file, chapter, row, types, tables):
+    name = row.get("name", "(family)")
+    _check_keys(file, name, row, FAMILY_KEYS)
+    e = Entry(file=file, chapter=chapter, name=name, typed=True, returns=row["returns"],
+              params=_params(file, name, row["params"]), version=row["version"], test=row["test"],
+              ctx=bool(row.get("ctx")), pattern=row.get("typed"), sized=row.get("sized"),
+              mem=row.get("mem"), types=_types(file, name, row.get("types"), tables, types),
+              deprecated_types=_types(file, name, row.get("deprecated_types"), tables, types),
+              generic=row.get("generic"), kernel=row.get("kernel"), core=row.get("core"),
+              op=row.get("op"), operand=row.get("operand"), mode=row.get("mode"),
+              blocking=bool(row.get("blocking", True)), cmp=row.get("cmp"),
+              inline=row.get("inline"), deprecated=row.get("deprecated"),
+              replacement=row.get("replacement"))
+    if not e.pattern or not e.types:
+        raise TableError(file, name, "a family needs a typed pattern and types")
+    if "{T}" not in e.pattern and len(e.types) + len(e.deprecated_types) != 1:
+        raise TableError(file, name, "a pattern without {T} must range over exactly one type")
+    if e.sized and "{S}" not in e.sized:
+        raise TableError(file, name, "sized pattern lacks {S}")
+    if e.kernel not in KERNELS:
+        raise TableError(file, name, f"kernel {e.kernel!r} is not one of {sorted(KERNELS)}")
+    if e.kernel in ("rma", "strided", "amo") and not e.core:
+        raise TableError(file, name, f"kernel {e.kernel!r} needs a core function")
+    if e.kernel == "amo":
+        if e.op not in AMO_OPS:
+            raise TableError(file, name, f"op {e.op!r} is not one of {sorted(AMO_OPS)}")
+        bad = [t.name for t in e.types if t.cls not in ("sint", "uint", "float")]
+        if bad:
+            raise TableError(file, name, f"AMOs cannot range over {bad}")
+    if e.kernel == "wait" and e.mode not in WAIT_MODES:
+        raise TableError(file, name, f"mode {e.mode!r} is not one of {sorted(WAIT_MODES)}")
+    if e.inline and e.inline not in INLINES:
+        raise TableError(file, name, f"inline {e.inline!r} is not one of {sorted(INLINES)}")
+    if e.ctx and not e.pattern.startswith("shmem_"):
+        raise TableError(file, name, "ctx forms need a name starting with shmem_")
+    if e.generic and not e.params:
+        raise TableError(file, name, "a generic needs a first parameter to select on")
+    return e
+
+
+def load_entries(spec_dir, types, tables):
+    entries, chapters = [], []
+    for stem in CHAPTER_FILES:
+        file = stem + ".toml"
+        raw = _read(os.path.join(spec_dir, file))
+        chapter = raw.get("chapter")
+        if chapter != stem:
+            raise TableError(file, "chapter", f"must be {stem!r}")
+        chapters.append(chapter)
+        for row in raw.get("routine", []):
+            entries.append(_routine(file, chapter, row))
+        for row in raw.get("family", []):
+            entries.append(_family(file, chapter, row, types, tables))
+    return chapters, entries

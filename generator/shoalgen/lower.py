@@ -1,0 +1,232 @@
+"""How each routine reaches the core: argument checks from parameter kinds,
+then one kernel call chosen by the entry's `kernel` (or `body`) field."""
+
+DT_CLASS = {"sint": "SHMEMI_DT_SINT", "uint": "SHMEMI_DT_UINT", "float": "SHMEMI_DT_FLOAT"}
+POINTER_KINDS = {"sym_dest", "sym_src", "local_dest", "local_src", "ivar", "ivars", "fetch"}
+SYMMETRIC_KINDS = {"sym_dest", "sym_src", "ivar", "ivars"}
+
+
+def _by_kind(r, kind):
+    return [p for p in r.params if p.kind == kind]
+
+
+def _one(r, kind):
+    ps = _by_kind(r, kind)
+    return ps[0].name if ps else None
+
+
+def _ctx(r):
+    return "ctx" if r.is_ctx else "SHMEM_CTX_DEFAULT"
+
+
+def _routine_str(r):
+    return f'"{r.name}"'
+
+
+def _elem(r, p):
+    return r.elem if r.elem else f"sizeof *{p.name}"
+
+
+def _dtype(r):
+    return f"SHMEMI_DT({DT_CLASS[r.ctype.cls]}, sizeof({r.ctype.c}))"
+
+
+# ---- argument checks, driven by parameter kinds ---------------------------
+def checks(r):
+    out, debug = [], []
+    R = _routine_str(r)
+    if r.is_ctx:
+        out.append(f"shmemi_check_ctx({R}, ctx);")
+    count = _one(r, "count")
+    strided = r.entry.kernel == "strided"
+    for p in r.params:
+        if p.kind == "pe":
+            out.append(f"shmemi_check_pe({R}, {_ctx(r)}, {p.name});")
+        elif p.kind == "cmp":
+            out.append(f"shmemi_check_cmp({R}, {p.name});")
+        elif p.kind in SYMMETRIC_KINDS:
+            length = _elem(r, p)
+            if count and not strided:
+                length = f"{count} * {length}"
+            debug.append(f'shmemi_check_symmetric({R}, "{p.name}", {p.name}, {length});')
+            if r.entry.kernel in ("amo", "wait"):
+                debug.append(f'shmemi_check_aligned({R}, "{p.name}", {p.name}, {_elem(r, p)});')
+    if debug:
+        out.append("if (shmemi_debug_on()) {")
+        out += ["    " + d for d in debug]
+        out.append("}")
+    return out
+
+
+# ---- bodies ----------------------------------------------------------------
+def _forward(r):
+    stem = r.entry.name[len("shmem_"):] if r.entry.name.startswith("shmem_") else r.entry.name
+    args = [p.name for p in r.params if p.kind != "ctx"]
+    if r.entry.ctx:
+        args = [_ctx(r)] + args
+    call = f"shmemi_{stem}({', '.join(args)});"
+    return [("return " if r.returns != "void" else "") + call]
+
+
+def _noop(r):
+    return [f"(void){p.name};" for p in r.params] or ["/* nothing to do on a cache-coherent machine */"]
+
+
+def _rma(r):
+    ptrs = [p.name for p in r.params if p.kind in POINTER_KINDS]
+    n, pe = _one(r, "count"), _one(r, "pe")
+    return [f"{r.entry.core}({_ctx(r)}, {ptrs[0]}, {ptrs[1]}, {n} * {r.elem}, {pe}, {_routine_str(r)});"]
+
+
+def _p(r):
+    return [f"shmemi_put({_ctx(r)}, dest, &value, {r.elem}, pe, {_routine_str(r)});"]
+
+
+def _g(r):
+    return [f"{r.returns} value;",
+            f"shmemi_get({_ctx(r)}, &value, source, {r.elem}, pe, {_routine_str(r)});",
+            "return value;"]
+
+
+def _strided(r):
+    ptrs = [p.name for p in r.params if p.kind in POINTER_KINDS]
+    dst, sst = [p.name for p in _by_kind(r, "stride")]
+    bsize = _one(r, "bsize") or "1"
+    return [f"{r.entry.core}({_ctx(r)}, {ptrs[0]}, {ptrs[1]}, {dst}, {sst}, {bsize}, "
+            f"{_one(r, 'count')}, {r.elem}, {_one(r, 'pe')}, {_routine_str(r)});"]
+
+
+def _amo(r):
+    e, c = r.entry, r.ctype.c
+    out = []
+    target = _one(r, "sym_dest") or _one(r, "sym_src")
+    if e.operand is not None:
+        out.append(f"{c} operand = ({c}){e.operand};")
+        value = "&operand"
+    else:
+        value = f"&{_one(r, 'value')}" if _one(r, "value") else "NULL"
+    cond = f"&{_one(r, 'cond')}" if _one(r, "cond") else "NULL"
+    fetch = _one(r, "fetch")
+    returns = r.returns != "void"
+    if returns:
+        out.append(f"{c} fetched;")
+        fetch = "&fetched"
+    out.append(f"{e.core}({_ctx(r)}, SHMEMI_AMO_{e.op}, {_dtype(r)}, (void *){target}, {value}, "
+               f"{cond}, {fetch or 'NULL'}, {_one(r, 'pe')}, {_routine_str(r)});")
+    if returns:
+        out.append("return fetched;")
+    return out
+
+
+def _wait(r):
+    e = r.entry
+    ivars = _one(r, "ivars") or _one(r, "ivar")
+    n = _one(r, "count") or "1"
+    indices = _one(r, "indices") or "NULL"
+    status = _one(r, "status") or "NULL"
+    cmp = _one(r, "cmp") or e.cmp
+    vector = _one(r, "values")
+    values = vector or f"&{_one(r, 'value')}"
+    call = (f"shmemi_wait_set(SHMEMI_WAIT_{e.mode.upper()}, {int(e.blocking)}, {_dtype(r)}, "
+            f"{ivars}, {n}, {indices}, {status}, {cmp}, {values}, {int(bool(vector))}, "
+            f"{_routine_str(r)})")
+    if r.returns == "void":
+        return [f"(void){call};"]
+    return [f"return ({r.returns}){call};"]
+
+
+KERNEL_BODIES = {"rma": _rma, "p": _p, "g": _g, "strided": _strided, "amo": _amo, "wait": _wait}
+UNTYPED_BODIES = {"forward": _forward, "noop": _noop}
+
+
+def body(r):
+    if r.variant == "untyped":
+        return UNTYPED_BODIES[r.entry.body](r)
+    return KERNEL_BODIES[r.entry.kernel](r)
+
+
+# ---- inline fast paths (node-local peers, default context) -----------------
+SEQ = "__ATOMIC_SEQ_CST"
+
+
+def _inline_put(r):
+    n = f"{_one(r, 'count')} * {r.elem}"
+    return [f"void *shmemi_r = shmemi_fast_addr(dest, {n}, pe);",
+            f"if (SHMEMI_LIKELY(shmemi_r != NULL)) {{ memcpy(shmemi_r, source, {n}); return; }}",
+            f"{r.name}({r.args});"]
+
+
+def _inline_get(r):
+    n = f"{_one(r, 'count')} * {r.elem}"
+    return [f"const void *shmemi_r = shmemi_fast_addr(source, {n}, pe);",
+            f"if (SHMEMI_LIKELY(shmemi_r != NULL)) {{ memcpy(dest, shmemi_r, {n}); return; }}",
+            f"{r.name}({r.args});"]
+
+
+def _inline_p(r):
+    c = r.ctype.c
+    return [f"{c} *shmemi_r = ({c} *)shmemi_fast_addr(dest, sizeof({c}), pe);",
+            f"if (SHMEMI_LIKELY(shmemi_r != NULL)) {{ *(volatile {c} *)shmemi_r = value; return; }}",
+            f"{r.name}({r.args});"]
+
+
+def _inline_g(r):
+    c = r.ctype.c
+    return [f"const {c} *shmemi_r = (const {c} *)shmemi_fast_addr(source, sizeof({c}), pe);",
+            f"if (SHMEMI_LIKELY(shmemi_r != NULL)) return *(const volatile {c} *)shmemi_r;",
+            f"return {r.name}({r.args});"]
+
+
+def _inline_amo(r):
+    e, c = r.entry, r.ctype.c
+    target = _one(r, "sym_dest") or _one(r, "sym_src")
+    value = e.operand and f"({c}){e.operand}" or _one(r, "value")
+    returns = r.returns != "void"
+    ops = {
+        "FETCH": [f"{c} v; __atomic_load(shmemi_r, &v, {SEQ});", "return v;"],
+        "SET": [f"{c} v = {value}; __atomic_store(shmemi_r, &v, {SEQ});", "return;"],
+        "SWAP": [f"{c} v = {value}, old; __atomic_exchange(shmemi_r, &v, &old, {SEQ});",
+                 "return old;"],
+        "CSWAP": [f"{c} expected = {_one(r, 'cond')}, v = {value};",
+                  f"__atomic_compare_exchange(shmemi_r, &expected, &v, 0, {SEQ}, {SEQ});",
+                  "return expected;"],
+    }
+    if e.op in ops:
+        fast = ops[e.op]
+    else:
+        call = f"__atomic_fetch_{e.op.lower()}(shmemi_r, {value}, {SEQ})"
+        fast = [f"return {call};"] if returns else [f"(void){call};", "return;"]
+    return ([f"{c} *shmemi_r = ({c} *)shmemi_fast_amo_addr({target}, sizeof({c}), pe);",
+             "if (SHMEMI_LIKELY(shmemi_r != NULL)) {"] + ["    " + s for s in fast] + ["}",
+            ("return " if returns else "") + f"{r.name}({r.args});"])
+
+
+INLINE_BODIES = {"put": _inline_put, "get": _inline_get, "p": _inline_p, "g": _inline_g,
+                 "amo": _inline_amo}
+
+
+def inline(r):
+    """Only the default-context typed (and mem) forms get an inline twin."""
+    if not r.entry.inline or r.is_ctx or r.variant not in ("typed", "mem"):
+        return []
+    return INLINE_BODIES[r.entry.inline](r)
+
+
+def lower(api):
+    for r in api.routines:
+        r.body = checks(r) + body(r)
+        r.inline = inline(r)
+
+
+def forward_decls(api):
+    """Prototypes of the core functions that untyped routines forward to."""
+    out = []
+    for e in api.entries:
+        if e.typed or e.body != "forward":
+            continue
+        stem = e.name[len("shmem_"):] if e.name.startswith("shmem_") else e.name
+        params = (["shmem_ctx_t ctx"] if e.ctx else []) + \
+                 [f"{p.ctype}{'' if p.ctype.endswith('*') else ' '}{p.name}" for p in e.params]
+        out.append({"returns": e.returns, "name": f"shmemi_{stem}",
+                    "params": ", ".join(params) or "void", "noreturn": e.noreturn})
+    return out

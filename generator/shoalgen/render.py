@@ -1,0 +1,83 @@
+"""Load the table, expand it, and render the templates into build outputs."""
+import json
+import os
+
+import jinja2
+
+from .expand import expand_generics, expand_routines, expand_tests
+from .load import load_constants, load_entries, load_types
+from .lower import forward_decls, lower
+from .model import Api
+
+
+def load_api(spec_dir):
+    types, tables, sizes = load_types(spec_dir)
+    constants = load_constants(spec_dir)
+    chapters, entries = load_entries(spec_dir, types, tables)
+    api = Api(types=types, tables=tables, sizes=sizes, constants=constants,
+              chapters=chapters, entries=entries)
+    expand_routines(api)
+    lower(api)
+    expand_generics(api)
+    expand_tests(api)
+    return api
+
+
+def listing(api, what):
+    if what == "chapters":
+        return api.chapters
+    if what == "tests":
+        return [t.name for t in api.tests]
+    raise SystemExit(f"generate.py: nothing to list as {what!r}")
+
+
+def _decl(ctype, name):
+    """'void *' + 'f' -> 'void *f'; 'int' + 'f' -> 'int f'."""
+    return f"{ctype}{'' if ctype.endswith('*') else ' '}{name}"
+
+
+def _env(template_dir):
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(template_dir),
+                             undefined=jinja2.StrictUndefined, trim_blocks=True,
+                             lstrip_blocks=True, keep_trailing_newline=True,
+                             extensions=["jinja2.ext.do"])
+    env.filters["decl"] = _decl
+    return env
+
+
+def _write(path, text):
+    """Rewrite only on change, so an unchanged output does not trigger rebuilds."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def emit(api, template_dir, what, outdir):
+    env = _env(template_dir)
+    os.makedirs(outdir, exist_ok=True)
+    if what == "headers":
+        for name in ("shmem.h", "shmemx.h", "pshmem.h", "shmemi_forward.h"):
+            _write(os.path.join(outdir, name),
+                   env.get_template(name + ".j2").render(api=api, forwards=forward_decls(api)))
+    elif what == "bindings":
+        tpl = env.get_template("bindings.c.j2")
+        for ch in api.chapters:
+            _write(os.path.join(outdir, f"bindings_{ch}.c"),
+                   tpl.render(api=api, chapter=ch, routines=api.chapter_routines(ch)))
+        _write(os.path.join(outdir, "exported-names.txt"),
+               env.get_template("names.txt.j2").render(api=api))
+    elif what == "tests":
+        manifest = []
+        for unit in api.tests:
+            tpl = env.get_template(f"tests/{unit.recipe}.c.j2")
+            _write(os.path.join(outdir, f"test_{unit.name}.c"),
+                   tpl.render(api=api, unit=unit, routines=unit.routines))
+            manifest.append({"name": unit.name, "exe": f"test_{unit.name}",
+                             "npes": unit.npes, "timeout": 120, "env": {}})
+        _write(os.path.join(outdir, "manifest.json"),
+               json.dumps({"tests": manifest}, indent=1) + "\n")

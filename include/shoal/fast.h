@@ -1,0 +1,72 @@
+/*
+ * shoal/fast.h — the state table that inline fast paths read, and the
+ * helpers they are built from. Included by the generated shmem.h.
+ *
+ * The table's symbol carries the ABI version in its name, so a program
+ * compiled against another layout fails to link instead of misreading it.
+ * The library keeps `heap_size` and `data_size` at 0 whenever the inline
+ * paths must not be taken (before init, under SHMEM_DEBUG so the checked
+ * out-of-line routines run, or for peers reached only over the network),
+ * which costs the fast path nothing: the range test simply fails.
+ */
+#ifndef SHOAL_FAST_H
+#define SHOAL_FAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SHOAL_FAST_ABI 1
+
+struct shmemi_fast_state {
+    uintptr_t heap_base;   /* this PE's symmetric heap */
+    size_t heap_size;      /* 0: inline paths off */
+    uintptr_t data_base;   /* this PE's global/static data (page-aligned) */
+    size_t data_size;      /* 0: inline paths off */
+    int n_pes;             /* world size */
+    int amo_local;         /* CPU atomics are the job's atomicity domain */
+    int debug;             /* SHMEM_DEBUG */
+    int pad_;
+    char **heap_peer;      /* [n_pes] peer heap mapped here, NULL if not node-local */
+    char **data_peer;      /* [n_pes] peer data mapped here, NULL if not node-local */
+};
+
+extern struct shmemi_fast_state shmemi_fast_v1;
+#define shmemi_fast shmemi_fast_v1
+
+#if defined(__GNUC__)
+#define SHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define SHMEMI_LIKELY(x) (x)
+#endif
+
+/* Address of [addr, addr+len) on `pe` in this process, or NULL when the
+ * inline path cannot serve it (the out-of-line routine then decides). */
+static inline void *shmemi_fast_addr(const void *addr, size_t len, int pe)
+{
+    const struct shmemi_fast_state *f = &shmemi_fast;
+    uintptr_t a = (uintptr_t)addr, off;
+    char *base;
+
+    if ((unsigned)pe >= (unsigned)f->n_pes)
+        return NULL;
+    off = a - f->heap_base;
+    if (off < f->heap_size && len <= f->heap_size - off) {
+        base = f->heap_peer[pe];
+        return base ? base + off : NULL;
+    }
+    off = a - f->data_base;
+    if (off < f->data_size && len <= f->data_size - off) {
+        base = f->data_peer[pe];
+        return base ? base + off : NULL;
+    }
+    return NULL;
+}
+
+/* Same, for an AMO: only when CPU atomics are the atomicity domain. */
+static inline void *shmemi_fast_amo_addr(const void *addr, size_t len, int pe)
+{
+    return shmemi_fast.amo_local ? shmemi_fast_addr(addr, len, pe) : NULL;
+}
+
+#endif /* SHOAL_FAST_H */

@@ -1,0 +1,33 @@
+/*
+ * bootstrap/bootstrap.h — start-up services from the launcher: who we
+ * are, who shares our node, a key/value exchange, and job abort. The only
+ * code that talks to PMIx lives behind this interface; without a PMIx
+ * server the job is a singleton (one PE) served from a local table.
+ */
+#ifndef SHMEMI_BOOTSTRAP_H
+#define SHMEMI_BOOTSTRAP_H
+
+#include <stddef.h>
+
+struct shmemi_boot_info {
+    int rank;
+    int size;
+    int singleton;
+    int n_local;      /* PEs on this node, this one included */
+    int *local_pes;   /* [n_local] their world ranks, ascending (malloc'd) */
+};
+
+void shmemi_boot_init(struct shmemi_boot_info *bi, const char *routine);
+void shmemi_boot_fini(struct shmemi_boot_info *bi);
+
+/* Publish a blob under `key`, then exchange: after shmemi_boot_exchange()
+ * returns, shmemi_boot_get() can read any PE's blob. Collective. */
+void shmemi_boot_put(const char *key, const void *data, size_t len, const char *routine);
+void shmemi_boot_exchange(const char *routine);
+void shmemi_boot_get(int pe, const char *key, void *data, size_t len, const char *routine);
+
+/* End every PE of the job with `status`. Returns only if there is no
+ * launcher to ask (the caller then exits by itself). */
+void shmemi_boot_abort(int status, const char *msg);
+
+#endif /* SHMEMI_BOOTSTRAP_H */

@@ -1,0 +1,16 @@
+/*
+ * coll/barrier.h — barriers over teams.
+ */
+#ifndef SHMEMI_BARRIER_H
+#define SHMEMI_BARRIER_H
+
+#define SHMEMI_BARRIER_SLOT_WORLD 0
+#define SHMEMI_BARRIER_SLOT_SHARED 1
+
+struct shmemi_team;
+
+/* Synchronise the team's members; orders memory (what any member stored
+ * before is visible to every member after) but completes no transfers. */
+void shmemi_barrier_team(struct shmemi_team *team);
+
+#endif /* SHMEMI_BARRIER_H */

@@ -1,0 +1,33 @@
+/*
+ * comm/backoff.h — how a PE waits. With more node-local PEs than cores, the
+ * PE we wait for may need our core: yield at once. Otherwise spin briefly
+ * with a pause (cheap, keeps the cache line hot) before yielding.
+ */
+#ifndef SHMEMI_BACKOFF_H
+#define SHMEMI_BACKOFF_H
+
+#include <sched.h>
+
+#include "runtime/world.h"
+
+static inline void shmemi_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* Call once per unsatisfied poll; *spins starts at 0. */
+static inline void shmemi_backoff(unsigned *spins)
+{
+    if (*spins >= shmemi_world.spin_limit) {
+        sched_yield();
+        return;
+    }
+    ++*spins;
+    shmemi_cpu_relax();
+}
+
+#endif /* SHMEMI_BACKOFF_H */

@@ -1,0 +1,94 @@
+/*
+ * comm/rma.c — put/get kernels. On every path in this slice a transfer is
+ * complete when the transport returns, so the nbi forms share the
+ * blocking code; quiet still fences, for the weakly ordered stores.
+ */
+#include <string.h>
+
+#include "comm/target.h"
+#include "memory/addr.h"
+#include "transport/transport.h"
+
+void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *routine)
+{
+    int wpe = shmemi_target_pe(ctx, pe, routine), seg;
+    size_t off;
+
+    if (!nbytes)
+        return;
+    seg = shmemi_sym_ref(routine, "dest", dest, nbytes, &off);
+    shmemi_world.tp[wpe]->put(wpe, seg, off, src, nbytes, routine);
+}
+
+void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *routine)
+{
+    int wpe = shmemi_target_pe(ctx, pe, routine), seg;
+    size_t off;
+
+    if (!nbytes)
+        return;
+    seg = shmemi_sym_ref(routine, "source", src, nbytes, &off);
+    shmemi_world.tp[wpe]->get(dest, wpe, seg, off, nbytes, routine);
+}
+
+void shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *routine)
+{
+    shmemi_put(ctx, dest, src, nbytes, pe, routine);
+}
+
+void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *routine)
+{
+    shmemi_get(ctx, dest, src, nbytes, pe, routine);
+}
+
+/* Byte extent [lo, hi) of nblocks blocks of `bytes`, `stride` bytes apart. */
+static void strided_extent(ptrdiff_t stride, size_t nblocks, size_t bytes, ptrdiff_t *lo, ptrdiff_t *hi)
+{
+    ptrdiff_t last = stride * (ptrdiff_t)(nblocks - 1);
+    *lo = last < 0 ? last : 0;
+    *hi = (last > 0 ? last : 0) + (ptrdiff_t)bytes;
+}
+
+/* One strided transfer: `sym` is the symmetric side, `loc` the local one. */
+static void strided(shmem_ctx_t ctx, int is_put, char *sym, char *loc, ptrdiff_t sym_st, ptrdiff_t loc_st,
+                    size_t bsize, size_t nblocks, size_t elem, int pe, const char *routine)
+{
+    int wpe = shmemi_target_pe(ctx, pe, routine), seg;
+    const struct shmemi_transport *tp = shmemi_world.tp[wpe];
+    size_t bytes = bsize * elem, off;
+    ptrdiff_t sstep = sym_st * (ptrdiff_t)elem, lstep = loc_st * (ptrdiff_t)elem, lo, hi;
+    char *remote;
+
+    if (!nblocks || !bytes)
+        return;
+    /* Check the whole extent once, then address blocks by offset. */
+    strided_extent(sstep, nblocks, bytes, &lo, &hi);
+    seg = shmemi_sym_ref(routine, is_put ? "dest" : "source", sym + lo, (size_t)(hi - lo), &off);
+    off -= (size_t)lo;
+    remote = tp->ptr(wpe, seg, off);
+    for (size_t k = 0; k < nblocks; k++) {
+        ptrdiff_t so = sstep * (ptrdiff_t)k;
+        char *l = loc + lstep * (ptrdiff_t)k;
+
+        if (remote && is_put)
+            memcpy(remote + so, l, bytes);
+        else if (remote)
+            memcpy(l, remote + so, bytes);
+        else if (is_put)
+            tp->put(wpe, seg, off + (size_t)so, l, bytes, routine);
+        else
+            tp->get(l, wpe, seg, off + (size_t)so, bytes, routine);
+    }
+}
+
+void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
+                 size_t nblocks, size_t elem, int pe, const char *routine)
+{
+    strided(ctx, 1, dest, (char *)src, dst, sst, bsize, nblocks, elem, pe, routine);
+}
+
+void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
+                 size_t nblocks, size_t elem, int pe, const char *routine)
+{
+    strided(ctx, 0, (char *)src, dest, sst, dst, bsize, nblocks, elem, pe, routine);
+}

@@ -1,0 +1,25 @@
+/*
+ * comm/target.h — resolving a (ctx, pe) argument to a world PE. PE
+ * numbers are relative to the context's team (OpenSHMEM 1.5 §9.4).
+ */
+#ifndef SHMEMI_TARGET_H
+#define SHMEMI_TARGET_H
+
+#include "ctx/ctx.h"
+#include "runtime/world.h"
+
+SHMEMI_NORETURN void shmemi_fatal_pe(const char *routine, int pe, int size);
+
+static inline int shmemi_target_pe(shmem_ctx_t ctx, int pe, const char *routine)
+{
+    const struct shmemi_team *t;
+
+    if (!ctx)
+        shmemi_check_ctx(routine, ctx); /* reports and exits */
+    t = ctx->team;
+    if ((unsigned)pe >= (unsigned)t->size)
+        shmemi_fatal_pe(routine, pe, t->size);
+    return shmemi_team_world_pe(t, pe);
+}
+
+#endif /* SHMEMI_TARGET_H */

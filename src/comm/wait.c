@@ -1,0 +1,133 @@
+/*
+ * comm/wait.c — wait/test over sets of symmetric variables. Peers update
+ * the variables with AMOs, so each element is read with an atomic
+ * (acquire) load of its exact width: what the updater stored before its
+ * update is visible once we see the update.
+ */
+#include <stdint.h>
+
+#include "comm/backoff.h"
+#include "runtime/world.h"
+
+/* Element i, widened to 64 bits with the sign extended for signed types. */
+static uint64_t load_elem(const void *base, size_t i, int dtype)
+{
+    int sgn = SHMEMI_DT_CLASS(dtype) == SHMEMI_DT_SINT;
+
+    switch (SHMEMI_DT_SIZE(dtype)) {
+    case 1: {
+        uint8_t v = __atomic_load_n((const uint8_t *)base + i, __ATOMIC_ACQUIRE);
+        return sgn ? (uint64_t)(int64_t)(int8_t)v : v;
+    }
+    case 2: {
+        uint16_t v = __atomic_load_n((const uint16_t *)base + i, __ATOMIC_ACQUIRE);
+        return sgn ? (uint64_t)(int64_t)(int16_t)v : v;
+    }
+    case 4: {
+        uint32_t v = __atomic_load_n((const uint32_t *)base + i, __ATOMIC_ACQUIRE);
+        return sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+    }
+    default:
+        return __atomic_load_n((const uint64_t *)base + i, __ATOMIC_ACQUIRE);
+    }
+}
+
+/* Comparison values are private to the caller: plain reads. */
+static uint64_t value_elem(const void *base, size_t i, int dtype)
+{
+    int sgn = SHMEMI_DT_CLASS(dtype) == SHMEMI_DT_SINT;
+
+    switch (SHMEMI_DT_SIZE(dtype)) {
+    case 1: return sgn ? (uint64_t)(int64_t)((const int8_t *)base)[i] : ((const uint8_t *)base)[i];
+    case 2: return sgn ? (uint64_t)(int64_t)((const int16_t *)base)[i] : ((const uint16_t *)base)[i];
+    case 4: return sgn ? (uint64_t)(int64_t)((const int32_t *)base)[i] : ((const uint32_t *)base)[i];
+    default: return ((const uint64_t *)base)[i];
+    }
+}
+
+static int compare(uint64_t a, uint64_t b, int sgn, int cmp)
+{
+    int lt = sgn ? (int64_t)a < (int64_t)b : a < b;
+
+    switch (cmp) {
+    case SHMEM_CMP_EQ: return a == b;
+    case SHMEM_CMP_NE: return a != b;
+    case SHMEM_CMP_GT: return !lt && a != b;
+    case SHMEM_CMP_GE: return !lt;
+    case SHMEM_CMP_LT: return lt;
+    default: return lt || a == b; /* SHMEM_CMP_LE; cmp was checked */
+    }
+}
+
+struct wait_args {
+    int dtype, cmp, vector, sgn;
+    const void *ivars, *values;
+    const int *status;
+};
+
+static int eligible(const struct wait_args *w, size_t i)
+{
+    return !w->status || !w->status[i];
+}
+
+static int satisfied(const struct wait_args *w, size_t i)
+{
+    uint64_t v = value_elem(w->values, w->vector ? i : 0, w->dtype);
+    return compare(load_elem(w->ivars, i, w->dtype), v, w->sgn, w->cmp);
+}
+
+/* One pass; returns the mode's result or SIZE_MAX/0 for "not yet". */
+static size_t poll_all(const struct wait_args *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (eligible(w, i) && !satisfied(w, i))
+            return 0;
+    return 1;
+}
+
+static size_t poll_any(const struct wait_args *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (eligible(w, i) && satisfied(w, i))
+            return i;
+    return SIZE_MAX;
+}
+
+static size_t poll_some(const struct wait_args *w, size_t n, size_t *indices)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (eligible(w, i) && satisfied(w, i))
+            indices[k++] = i;
+    return k;
+}
+
+size_t shmemi_wait_set(enum shmemi_wait_mode mode, int blocking, int dtype, void *ivars, size_t nelems,
+                       size_t *indices, const int *status, int cmp, const void *values, int vector,
+                       const char *routine)
+{
+    struct wait_args w = {dtype, cmp, vector, SHMEMI_DT_CLASS(dtype) == SHMEMI_DT_SINT, ivars, values, status};
+    size_t any_eligible = 0, r;
+    unsigned spins = 0;
+
+    shmemi_check_cmp(routine, cmp); /* a bad cmp would wait forever */
+    if (SHMEMI_DT_CLASS(dtype) == SHMEMI_DT_FLOAT)
+        shmemi_fatal(routine, "wait/test is not defined for floating-point types");
+    for (size_t i = 0; i < nelems && !any_eligible; i++)
+        any_eligible = eligible(&w, i);
+
+    if (mode != SHMEMI_WAIT_ALL && !any_eligible)
+        return mode == SHMEMI_WAIT_ANY ? SIZE_MAX : 0;
+    for (;;) {
+        if (mode == SHMEMI_WAIT_ALL) {
+            if ((r = poll_all(&w, nelems)) || !blocking) /* empty set: 1 */
+                return r;
+        } else if (mode == SHMEMI_WAIT_ANY) {
+            if ((r = poll_any(&w, nelems)) != SIZE_MAX || !blocking)
+                return r;
+        } else if ((r = poll_some(&w, nelems, indices)) || !blocking) {
+            return r;
+        }
+        shmemi_backoff(&spins);
+    }
+}

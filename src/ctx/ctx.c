@@ -1,0 +1,46 @@
+/*
+ * ctx/ctx.c — context creation and destruction.
+ */
+#include <stdlib.h>
+
+#include "ctx/ctx.h"
+#include "runtime/api.h"
+
+/* Exported: SHMEM_CTX_DEFAULT is its address. */
+__attribute__((visibility("default"))) struct shmemi_ctx shmemi_ctx_default = {
+    .magic = SHMEMI_CTX_MAGIC,
+    .options = 0,
+    .team = &shmemi_team_world,
+};
+
+#define KNOWN_OPTIONS (SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)
+
+int shmemi_ctx_create(long options, shmem_ctx_t *ctx)
+{
+    struct shmemi_ctx *c;
+
+    shmemi_check_init("shmem_ctx_create");
+    if (!ctx)
+        shmemi_fatal("shmem_ctx_create", "ctx is NULL");
+    *ctx = SHMEM_CTX_INVALID;
+    if (options & ~KNOWN_OPTIONS)
+        return 1;
+    c = malloc(sizeof *c);
+    if (!c)
+        return 1;
+    *c = (struct shmemi_ctx){.magic = SHMEMI_CTX_MAGIC, .options = options, .team = &shmemi_team_world};
+    *ctx = c;
+    return 0;
+}
+
+void shmemi_ctx_destroy(shmem_ctx_t ctx)
+{
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    if (ctx == SHMEM_CTX_DEFAULT)
+        shmemi_fatal("shmem_ctx_destroy", "SHMEM_CTX_DEFAULT cannot be destroyed");
+    shmemi_check_ctx("shmem_ctx_destroy", ctx);
+    shmemi_quiet(ctx);
+    ctx->magic = 0;
+    free(ctx);
+}

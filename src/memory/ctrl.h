@@ -1,0 +1,30 @@
+/*
+ * memory/ctrl.h — the internal control region at the head of every PE's
+ * heap segment: runtime-owned words that peers write (barrier flags...).
+ * Each flag has its own cache line so waiting on one never slows a peer
+ * writing its neighbour.
+ */
+#ifndef SHMEMI_CTRL_H
+#define SHMEMI_CTRL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHMEMI_CTRL_SIZE ((size_t)64 << 10)
+#define SHMEMI_CACHE_LINE 64
+#define SHMEMI_MAX_ROUNDS 32      /* log2 of the largest job, rounded up */
+#define SHMEMI_BARRIER_SLOTS 16   /* teams with a barrier: world, shared, + later splits */
+
+struct shmemi_flag {
+    _Alignas(SHMEMI_CACHE_LINE) uint64_t v;
+};
+
+struct shmemi_ctrl {
+    struct shmemi_flag barrier[SHMEMI_BARRIER_SLOTS][SHMEMI_MAX_ROUNDS];
+};
+
+_Static_assert(sizeof(struct shmemi_ctrl) <= SHMEMI_CTRL_SIZE, "control region overflows");
+
+#define SHMEMI_CTRL_OFF(member) offsetof(struct shmemi_ctrl, member)
+
+#endif /* SHMEMI_CTRL_H */

@@ -1,0 +1,143 @@
+/*
+ * memory/segment.c — create, attach, and unlink POSIX shm segments.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "memory/segment.h"
+#include "shmemi.h"
+
+/* Names created by this process and not yet unlinked (heap, data). */
+#define LIVE_MAX 4
+static char live_names[LIVE_MAX][SHMEMI_SEG_NAME_MAX];
+
+static void live_add(const char *name)
+{
+    for (int i = 0; i < LIVE_MAX; i++)
+        if (!live_names[i][0]) {
+            memcpy(live_names[i], name, SHMEMI_SEG_NAME_MAX);
+            return;
+        }
+}
+
+static void live_remove(const char *name)
+{
+    for (int i = 0; i < LIVE_MAX; i++)
+        if (!strcmp(live_names[i], name))
+            live_names[i][0] = '\0';
+}
+
+static void random_name(char *out, const char *routine)
+{
+    unsigned char r[8];
+    size_t got = 0;
+
+    while (got < sizeof r) {
+        ssize_t n = getrandom(r + got, sizeof r - got, 0);
+        if (n < 0 && errno != EINTR)
+            shmemi_fatal(routine, "getrandom failed: %s", strerror(errno));
+        if (n > 0)
+            got += (size_t)n;
+    }
+    snprintf(out, SHMEMI_SEG_NAME_MAX, "/shoal-%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3],
+             r[4], r[5], r[6], r[7]);
+}
+
+void shmemi_segment_create(struct shmemi_segment *s, size_t size, const char *routine)
+{
+    int fd = -1;
+
+    for (int tries = 0; fd < 0; tries++) {
+        random_name(s->name, routine);
+        fd = shm_open(s->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 && (errno != EEXIST || tries > 8))
+            shmemi_fatal(routine, "shm_open(%s) failed: %s", s->name, strerror(errno));
+    }
+    live_add(s->name);
+    /* Sparse: tmpfs pages are only committed when first touched. */
+    if (ftruncate(fd, (off_t)size) != 0)
+        shmemi_fatal(routine, "cannot size shared-memory segment %s to %zu bytes: %s", s->name, size,
+                     strerror(errno));
+    s->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (s->base == MAP_FAILED)
+        shmemi_fatal(routine, "cannot map shared-memory segment %s (%zu bytes): %s", s->name, size,
+                     strerror(errno));
+    s->fd = fd;
+    s->size = size;
+}
+
+void *shmemi_segment_attach(const char *name, size_t size, int pe, const char *routine)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    void *p;
+
+    if (fd < 0)
+        shmemi_fatal(routine, "cannot open PE %d's segment %s: %s", pe, name, strerror(errno));
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        shmemi_fatal(routine, "cannot map PE %d's segment %s (%zu bytes): %s", pe, name, size,
+                     strerror(errno));
+    return p;
+}
+
+void shmemi_segment_close(struct shmemi_segment *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+}
+
+void shmemi_segment_unlink(struct shmemi_segment *s)
+{
+    if (!s->name[0])
+        return;
+    shm_unlink(s->name);
+    live_remove(s->name);
+    s->name[0] = '\0';
+}
+
+void shmemi_segment_unlink_all(void)
+{
+    for (int i = 0; i < LIVE_MAX; i++)
+        if (live_names[i][0]) {
+            shm_unlink(live_names[i]);
+            live_names[i][0] = '\0';
+        }
+}
+
+/* A launcher ending the job (SIGTERM) while names are still linked would
+ * leave segments behind: unlink them, then die of the signal as before. */
+static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+static struct sigaction saved[sizeof guarded / sizeof guarded[0]];
+
+static void unlink_and_reraise(int sig)
+{
+    shmemi_segment_unlink_all();
+    for (size_t i = 0; i < sizeof guarded / sizeof guarded[0]; i++)
+        if (guarded[i] == sig)
+            sigaction(sig, &saved[i], NULL);
+    raise(sig);
+}
+
+void shmemi_segment_guard(int on)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = unlink_and_reraise;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof guarded / sizeof guarded[0]; i++) {
+        if (on)
+            sigaction(guarded[i], &sa, &saved[i]);
+        else
+            sigaction(guarded[i], &saved[i], NULL);
+    }
+}

@@ -1,0 +1,32 @@
+/*
+ * memory/segment.h — named POSIX shared-memory segments. Names are random
+ * (/shoal-<hex>) and created O_EXCL|0600 so no other user can guess or
+ * pre-create them; every created name is recorded until it is unlinked, so
+ * an abort during start-up leaves nothing behind in /dev/shm.
+ */
+#ifndef SHMEMI_SEGMENT_H
+#define SHMEMI_SEGMENT_H
+
+#include <stddef.h>
+
+#define SHMEMI_SEG_NAME_MAX 32
+
+struct shmemi_segment {
+    char name[SHMEMI_SEG_NAME_MAX];
+    int fd;        /* open until the caller has mapped what it needs */
+    void *base;    /* mapping in this process */
+    size_t size;
+};
+
+/* Create and size a new segment and map it anywhere; fd stays open. */
+void shmemi_segment_create(struct shmemi_segment *s, size_t size, const char *routine);
+/* Map a peer's segment by name (read-write, shared). */
+void *shmemi_segment_attach(const char *name, size_t size, int pe, const char *routine);
+void shmemi_segment_close(struct shmemi_segment *s);
+void shmemi_segment_unlink(struct shmemi_segment *s);
+/* Abort path: unlink every name still recorded. Async-signal-safe enough. */
+void shmemi_segment_unlink_all(void);
+/* While names are linked (start-up), unlink them if a signal ends us. */
+void shmemi_segment_guard(int on);
+
+#endif /* SHMEMI_SEGMENT_H */

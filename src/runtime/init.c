@@ -1,0 +1,168 @@
+/*
+ * runtime/init.c — bringing the world up and down. Init and finalize are
+ * reference counted (OpenSHMEM 1.6): only the first init builds the
+ * world and only the last finalize tears it down. A program that exits
+ * with init outstanding (start_pes, or a forgotten finalize) is
+ * finalized by an atexit handler, so no segment outlives it.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "coll/barrier.h"
+#include "memory/alloc.h"
+#include "memory/heap.h"
+#include "runtime/api.h"
+#include "runtime/env.h"
+#include "runtime/world.h"
+#include "team/team.h"
+#include "transport/transport.h"
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shmemi_boot_info boot_info;
+static int atexit_registered;
+
+static void choose_wait_policy(void)
+{
+    struct shmemi_world *w = &shmemi_world;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+    w->oversubscribed = cores > 0 && w->n_local > cores;
+    if (shmemi_settings.spin >= 0)
+        w->spin_limit = (unsigned)shmemi_settings.spin;
+    else
+        w->spin_limit = w->oversubscribed ? 0 : 1000;
+}
+
+static void print_banner(void)
+{
+    if (shmemi_world.my_pe != 0)
+        return;
+    if (shmemi_settings.version || shmemi_settings.info)
+        printf("%s (OpenSHMEM %d.%d)\n", SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+    if (shmemi_settings.info)
+        shmemi_env_print(stdout);
+    fflush(stdout);
+}
+
+static void world_up(const char *routine)
+{
+    struct shmemi_world *w = &shmemi_world;
+    struct shmemi_boot_info *bi = &boot_info;
+
+    /* First, while no other thread exists (PMIx starts one): a global
+     * written during the remap would be lost. */
+    shmemi_segment_guard(1);
+    shmemi_data_expose(routine);
+    shmemi_boot_init(bi, routine);
+    w->my_pe = bi->rank;
+    w->n_pes = bi->size;
+    w->singleton = bi->singleton;
+    w->n_local = bi->n_local;
+    shmemi_env_load(routine);
+    if (bi->n_local != bi->size)
+        shmemi_fatal(routine, "%d of the job's %d PEs run on other nodes, and the network path is not "
+                     "built yet: run every PE on one node", bi->size - bi->n_local, bi->size);
+    choose_wait_policy();
+    shmemi_team_setup(bi, routine);
+
+    shmemi_heap_create(shmemi_settings.symmetric_size, routine);
+    if (shmemi_alloc_init(w->seg_size[SHMEMI_SEG_HEAP]) != 0)
+        shmemi_fatal(routine, "out of memory");
+    shmemi_segments_exchange(bi, routine);
+    shmemi_transport_select(routine);
+    /* Once every PE has mapped every segment, the names can go. */
+    shmemi_barrier_team(&shmemi_team_world);
+    shmemi_segments_unlink();
+    shmemi_segment_guard(0);
+    shmemi_fast_fill();
+    print_banner();
+}
+
+static void world_down(void)
+{
+    shmemi_quiet(SHMEM_CTX_DEFAULT);
+    /* No PE may unmap while a peer still accesses its memory. */
+    shmemi_barrier_team(&shmemi_team_world);
+    shmemi_fast_clear();
+    shmemi_transport_release();
+    shmemi_segments_release();
+    shmemi_alloc_fini();
+    shmemi_team_teardown();
+    shmemi_boot_fini(&boot_info);
+    shmemi_world.my_pe = -1;
+    shmemi_world.n_pes = 0;
+}
+
+static void finalize_at_exit(void)
+{
+    pthread_mutex_lock(&init_lock);
+    if (shmemi_world.init_count > 0) {
+        shmemi_world.init_count = 0;
+        world_down();
+    }
+    pthread_mutex_unlock(&init_lock);
+}
+
+static void init_common(const char *routine, int level)
+{
+    pthread_mutex_lock(&init_lock);
+    if (shmemi_world.init_count == 0) {
+        world_up(routine);
+        shmemi_world.thread_level = level;
+        if (!atexit_registered)
+            atexit_registered = atexit(finalize_at_exit) == 0;
+    } else if (level > shmemi_world.thread_level) {
+        shmemi_world.thread_level = level; /* every level is served alike */
+    }
+    shmemi_world.init_count++;
+    pthread_mutex_unlock(&init_lock);
+}
+
+void shmemi_init(void)
+{
+    init_common("shmem_init", SHMEM_THREAD_SINGLE);
+}
+
+int shmemi_init_thread(int requested, int *provided)
+{
+    int level = requested;
+
+    /* Nothing below takes locks, so every level up to MULTIPLE is met. */
+    if (level < SHMEM_THREAD_SINGLE)
+        level = SHMEM_THREAD_SINGLE;
+    if (level > SHMEM_THREAD_MULTIPLE)
+        level = SHMEM_THREAD_MULTIPLE;
+    init_common("shmem_init_thread", level);
+    if (provided)
+        *provided = shmemi_world.thread_level;
+    return 0;
+}
+
+void shmemi_start_pes(int npes)
+{
+    (void)npes; /* ignored since OpenSHMEM 1.2; finalized at exit */
+    init_common("start_pes", SHMEM_THREAD_SINGLE);
+}
+
+void shmemi_query_thread(int *provided)
+{
+    if (provided)
+        *provided = shmemi_world.thread_level;
+}
+
+void shmemi_finalize(void)
+{
+    pthread_mutex_lock(&init_lock);
+    if (shmemi_world.init_count > 0 && --shmemi_world.init_count == 0)
+        world_down();
+    pthread_mutex_unlock(&init_lock);
+}
+
+void shmemi_query_initialized(int *initialized)
+{
+    if (initialized)
+        *initialized = shmemi_world.init_count > 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * runtime/query.c — who am I, who can I reach, and library identity.
+ */
+#include <string.h>
+
+#include "memory/addr.h"
+#include "runtime/api.h"
+#include "transport/transport.h"
+
+int shmemi_my_pe(void)
+{
+    return shmemi_world.my_pe;
+}
+
+int shmemi_n_pes(void)
+{
+    return shmemi_world.n_pes;
+}
+
+int shmemi_pe_accessible(int pe)
+{
+    return shmemi_world.init_count > 0 && pe >= 0 && pe < shmemi_world.n_pes && shmemi_world.tp[pe];
+}
+
+int shmemi_addr_accessible(const void *addr, int pe)
+{
+    size_t off;
+    int seg;
+
+    if (!shmemi_pe_accessible(pe))
+        return 0;
+    seg = shmemi_sym_lookup(addr, 1, &off);
+    /* Node-local: reachable exactly when mapped here. */
+    return seg >= 0 && shmemi_world.tp[pe]->ptr(pe, seg, off) != NULL;
+}
+
+void *shmemi_ptr(const void *dest, int pe)
+{
+    size_t off;
+    int seg;
+
+    if (!shmemi_pe_accessible(pe))
+        return NULL;
+    seg = shmemi_sym_lookup(dest, 1, &off);
+    return seg >= 0 ? shmemi_world.tp[pe]->ptr(pe, seg, off) : NULL;
+}
+
+void shmemi_info_get_version(int *major, int *minor)
+{
+    if (major)
+        *major = SHMEM_MAJOR_VERSION;
+    if (minor)
+        *minor = SHMEM_MINOR_VERSION;
+}
+
+void shmemi_info_get_name(char *name)
+{
+    if (!name)
+        return;
+    strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
+    name[SHMEM_MAX_NAME_LEN - 1] = '\0';
+}
+
+void shmemi_pcontrol(int level)
+{
+    (void)level; /* no profiling levels to switch */
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Check that libshmem exports every routine the spec table declares.
+
+    python3 tests/check_exports.py BUILD_DIR [--list-missing] [--reference DIR]
+
+Reads BUILD_DIR/exported-names.txt (one C name per line, written by the
+generator: every routine the table declares) and the dynamic symbols of
+BUILD_DIR/src/libshmem.so, and checks that
+  - every listed name is exported, with its profiling twin (the same name with
+    a leading "p": shmem_put -> pshmem_put, start_pes -> pstart_pes);
+  - every listed name is an OpenSHMEM name: it appears in the reference lists
+    c-names.txt or c-names-nonspec-compat.txt (shmemx_ extensions excepted).
+Then it prints how many of the spec's names (c-names.txt) the library provides,
+and with --list-missing which ones it does not.
+
+The reference lists live in $SHOAL_REFERENCE_DIR, else SRC/../shared/reference.
+Without them the name and coverage checks are skipped, with a note.
+Exit status 0 if everything holds, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SRC_DIR = Path(__file__).resolve().parent.parent
+EXTENSION_PREFIX = "shmemx_"
+
+
+def read_names(path: Path) -> list[str]:
+    """First column of each non-blank, non-comment line."""
+    names = []
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            names.append(line.split()[0])
+    return names
+
+
+def exported_symbols(lib: Path) -> set[str]:
+    out = subprocess.run(["nm", "-D", "--defined-only", str(lib)], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout
+    symbols = set()
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) >= 3:
+            symbols.add(fields[2].split("@")[0])   # drop a version suffix
+    return symbols
+
+
+def reference_dir(given: Path | None) -> Path | None:
+    candidates = [given] if given else []
+    if os.environ.get("SHOAL_REFERENCE_DIR"):
+        candidates.append(Path(os.environ["SHOAL_REFERENCE_DIR"]))
+    candidates.append(SRC_DIR.parent / "shared" / "reference")
+    for d in candidates:
+        if (d / "c-names.txt").is_file():
+            return d
+    return None
+
+
+def show(title: str, names: list[str], limit: int | None) -> None:
+    print(f"{title} ({len(names)}):")
+    for name in names[:limit]:
+        print(f"  {name}")
+    if limit is not None and len(names) > limit:
+        print(f"  ... and {len(names) - limit} more")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build_dir", type=Path)
+    ap.add_argument("--list-missing", action="store_true",
+                    help="list the spec names the library does not provide")
+    ap.add_argument("--reference", type=Path, help="directory holding c-names.txt")
+    ap.add_argument("--lib", type=Path, help="library to inspect (default BUILD_DIR/src/libshmem.so)")
+    opts = ap.parse_args()
+
+    names_file = opts.build_dir / "exported-names.txt"
+    lib = opts.lib or opts.build_dir / "src" / "libshmem.so"
+    for path in (names_file, lib):
+        if not path.is_file():
+            print(f"exports: {path} not found (is the library built?)")
+            return 1
+
+    listed = sorted(set(read_names(names_file)))
+    try:
+        symbols = exported_symbols(lib)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"exports: cannot read the symbols of {lib}: {e}")
+        return 1
+
+    problems = 0
+    # Long lists are cut in normal runs; --list-missing shows everything.
+    limit = None if opts.list_missing else 30
+
+    not_exported = [n for n in listed if n not in symbols]
+    no_twin = [n for n in listed if n in symbols and "p" + n not in symbols]
+    if not_exported:
+        show(f"declared by the table but not exported by {lib.name}", not_exported, limit)
+        problems += 1
+    if no_twin:
+        show("exported without the profiling twin p<name>", no_twin, limit)
+        problems += 1
+
+    ref = reference_dir(opts.reference)
+    if ref is None:
+        print("note: reference name lists not found (set SHOAL_REFERENCE_DIR): "
+              "names not checked against the spec")
+        both = [n for n in listed if n in symbols and "p" + n in symbols]
+        print(f"exports: {len(both)}/{len(listed)} table names exported with their pshmem_ twin")
+        return 1 if problems else 0
+
+    spec = read_names(ref / "c-names.txt")
+    compat_file = ref / "c-names-nonspec-compat.txt"
+    compat = set(read_names(compat_file)) if compat_file.is_file() else set()
+    known = set(spec) | compat
+    unknown = [n for n in listed if n not in known and not n.startswith(EXTENSION_PREFIX)]
+    if unknown:
+        show("declared by the table but not an OpenSHMEM name (c-names.txt, "
+             "c-names-nonspec-compat.txt)", unknown, limit)
+        problems += 1
+
+    provided = [n for n in spec if n in symbols and "p" + n in symbols]
+    missing = [n for n in spec if n not in provided]
+    extensions = [n for n in listed if n.startswith(EXTENSION_PREFIX)]
+    compat_provided = [n for n in listed if n in compat]
+    print(f"exports: {len(provided)}/{len(spec)} spec names provided, "
+          f"each with its pshmem_ twin"
+          + (f" (+{len(compat_provided)} compat, +{len(extensions)} shmemx_)"
+             if compat_provided or extensions else ""))
+    if opts.list_missing and missing:
+        show("spec names not provided", missing, None)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,735 @@
+#!/usr/bin/env python3
+"""Run Shoal's test suite against a meson build directory.
+
+    python3 tests/run_tests.py BUILD_DIR [--filter REGEX] [--jobs N]
+
+Three sections, each run counted as one test:
+
+  generated  BUILD_DIR/tests/generated/manifest.json: one conformance program
+             per routine family, run at each PE count it lists.
+  manual     tests/manual/manifest.toml (source tree): hand-written programs
+             with their expected exit status, stdout and stderr.
+  checks     steps that launch nothing: the public headers compile as C11,
+             C11 with -DSHMEM_NO_INLINE, C99 and C++17 (and a C++ program
+             links and runs); an unsupported type given to a generic routine
+             fails to compile with an error naming the routine; every routine
+             of the table is exported with its pshmem_ twin
+             (tests/check_exports.py).
+
+Every launch goes through the build tree's oshrun (never /usr/bin/oshrun, which
+is Open MPI's), in a new session, with SHOAL_TEST_TAG set to a unique id.  On a
+timeout the whole process group is killed; after every launch any process
+still carrying the tag is killed too, and /dev/shm must hold no new shoal-*
+entry.  After the whole run a final check asserts /dev/shm is clean.
+
+The last line is "N passed, M failed"; the exit status is 1 if anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import itertools
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+SRC_DIR = Path(__file__).resolve().parent.parent
+SHM_DIR = Path("/dev/shm")
+SHM_PREFIX = "shoal-"
+KILL_GRACE_S = 3.0
+TAIL_LINES = 25
+COMPILE_TIMEOUT_S = 120
+
+
+# ---- results --------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    ok: bool
+    message: str = ""          # why it failed (one line)
+    stdout: str = ""
+    stderr: str = ""
+    notes: list[str] = field(default_factory=list)   # printed even on success
+
+
+@dataclass
+class Job:
+    label: str                 # "rma_put np=2", "manual/x np=3", "check/headers-c11"
+    run: Callable[[], Outcome]
+
+
+class Reporter:
+    """Prints one line per finished job; thread-safe; counts the results."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.passed = 0
+        self.failed: list[str] = []
+
+    def report(self, label: str, outcome: Outcome, seconds: float) -> None:
+        with self.lock:
+            if outcome.ok:
+                self.passed += 1
+                print(f"PASS {label} ({seconds:.1f} s)")
+            else:
+                self.failed.append(label)
+                print(f"FAIL {label} ({seconds:.1f} s): {outcome.message}")
+                for name, text in (("stdout", outcome.stdout), ("stderr", outcome.stderr)):
+                    lines = text.rstrip("\n").splitlines()
+                    if not lines:
+                        continue
+                    shown = lines[-TAIL_LINES:]
+                    more = f", last {len(shown)} of {len(lines)} lines" if len(lines) > len(shown) else ""
+                    print(f"    --- {name}{more} ---")
+                    for line in shown:
+                        print(f"    | {line}")
+            for note in outcome.notes:
+                print(f"    {note}")
+            sys.stdout.flush()
+
+
+def note(text: str) -> None:
+    print(f"note: {text}", flush=True)
+
+
+# ---- processes ------------------------------------------------------------
+
+def processes_with_tag(tag: str) -> list[int]:
+    """PIDs whose initial environment holds SHOAL_TEST_TAG=<tag>."""
+    needle = b"\0SHOAL_TEST_TAG=" + tag.encode() + b"\0"
+    me = os.getpid()
+    pids = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as f:
+                environ = b"\0" + f.read()
+        except OSError:
+            continue           # gone, or not ours to read
+        if needle in environ:
+            pids.append(int(entry.name))
+    return pids
+
+
+def describe_pid(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        cmd = "?"
+    return f"{pid} ({cmd[:80]})"
+
+
+def kill_tagged(tag: str, settle_s: float = 0.0) -> list[str]:
+    """Kill every process carrying the tag: SIGTERM, then SIGKILL after a grace
+    period.  settle_s first gives processes that are exiting anyway a moment.
+    Returns a description of each process found."""
+    deadline = time.monotonic() + settle_s
+    pids = processes_with_tag(tag)
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.05)
+        pids = processes_with_tag(tag)
+    if not pids:
+        return []
+    found = [describe_pid(p) for p in pids]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        deadline = time.monotonic() + KILL_GRACE_S
+        while pids and time.monotonic() < deadline:
+            time.sleep(0.05)
+            pids = processes_with_tag(tag)
+        if not pids:
+            break
+    return found
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except OSError:
+        return
+    deadline = time.monotonic() + KILL_GRACE_S
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except OSError:
+            return
+        time.sleep(0.05)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+@dataclass
+class Finished:
+    status: int | None         # None: timed out
+    stdout: str
+    stderr: str
+    leftovers: list[str]       # processes still alive after the launcher ended
+
+
+_tag_counter = itertools.count(1)
+_active_lock = threading.Lock()
+_active: dict[str, subprocess.Popen] = {}
+
+
+def new_tag(label: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)
+    return f"{os.getpid()}-{next(_tag_counter)}-{safe}"
+
+
+def run_tagged(cmd: list[str], env_extra: dict[str, str], timeout: float, tag: str,
+               cwd: Path | None = None) -> Finished:
+    """Run cmd in a new session with SHOAL_TEST_TAG=tag.  Output goes to files,
+    not pipes, so a PE that escapes the group cannot keep us waiting."""
+    env = dict(os.environ)
+    env.update(env_extra)
+    env["SHOAL_TEST_TAG"] = tag
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    env=env, cwd=cwd, start_new_session=True)
+        except OSError as e:
+            return Finished(127, "", f"cannot start {cmd[0]}: {e}", [])
+        with _active_lock:
+            _active[tag] = proc
+        try:
+            try:
+                status: int | None = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                status = None
+                kill_group(proc.pid)
+                proc.wait()
+            # Always: PEs may have left the group (setsid, double fork, a daemon).
+            leftovers = kill_tagged(tag, settle_s=1.0 if status is not None else 0.0)
+        except BaseException:          # Ctrl-C: leave nothing running
+            kill_group(proc.pid)
+            kill_tagged(tag)
+            raise
+        finally:
+            with _active_lock:
+                _active.pop(tag, None)
+        out.seek(0)
+        err.seek(0)
+        return Finished(status, out.read().decode(errors="replace"),
+                        err.read().decode(errors="replace"), leftovers)
+
+
+def kill_everything_active() -> None:
+    with _active_lock:
+        active = dict(_active)
+    for tag, proc in active.items():
+        kill_group(proc.pid)
+        kill_tagged(tag)
+
+
+def status_text(status: int) -> str:
+    if status < 0:
+        try:
+            return f"killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"killed by signal {-status}"
+    return f"exit status {status}"
+
+
+# ---- /dev/shm -------------------------------------------------------------
+
+def shm_entries() -> set[str]:
+    try:
+        return {n for n in os.listdir(SHM_DIR) if n.startswith(SHM_PREFIX)}
+    except OSError:
+        return set()
+
+
+def shm_in_use() -> set[str]:
+    """shoal-* names that some live process has open or mapped."""
+    used = set()
+    pattern = re.compile(r"/dev/shm/(" + re.escape(SHM_PREFIX) + r"[^\s/]*)")
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/maps") as f:
+                used.update(pattern.findall(f.read()))
+            for fd in os.scandir(f"/proc/{entry.name}/fd"):
+                used.update(pattern.findall(os.readlink(fd.path)))
+        except OSError:
+            continue
+    return used
+
+
+def remove_shm(names: set[str]) -> None:
+    for name in names:
+        path = SHM_DIR / name
+        try:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            note(f"cannot remove {path}: {e}")
+
+
+class ShmWatch:
+    """Finds shoal-* entries a launch left in /dev/shm: entries that appeared
+    during the launch and that no live process has open or mapped (so entries
+    of launches still running, with --jobs > 1, are not counted; the final
+    check catches anything this misses)."""
+
+    def __init__(self, preexisting: set[str]) -> None:
+        self.ignore = set(preexisting)
+        self.lock = threading.Lock()
+
+    def leftovers(self, before: set[str]) -> set[str]:
+        with self.lock:
+            new = shm_entries() - before - self.ignore
+            if new:
+                # Held by a live process: a launch still running here, or
+                # someone else's job on this machine.  Never ours to remove.
+                new -= shm_in_use()
+            remove_shm(new)
+            return new
+
+
+# ---- launches -------------------------------------------------------------
+
+@dataclass
+class Launch:
+    section: str               # "generated" | "manual"
+    name: str
+    npes: int
+    exe: Path
+    args: list[str]
+    env: dict[str, str]
+    timeout: float
+    expect_status: str | int = "zero"
+    expect_stdout: str | None = None
+    expect_stderr: str | None = None
+
+    @property
+    def label(self) -> str:
+        prefix = "manual/" if self.section == "manual" else ""
+        return f"{prefix}{self.name} np={self.npes}"
+
+
+def check_expectations(t: Launch, done: Finished) -> str | None:
+    """The failure message, or None if the run is as expected."""
+    if done.status is None:
+        return f"timed out after {t.timeout:g} s (process group killed)"
+    expected = t.expect_status
+    if expected == "zero" and done.status != 0:
+        return f"{status_text(done.status)}, expected 0"
+    if expected == "nonzero" and done.status == 0:
+        return "exit status 0, expected nonzero"
+    if isinstance(expected, int) and done.status != expected:
+        return f"{status_text(done.status)}, expected {expected}"
+    if t.expect_stdout is not None and not re.search(t.expect_stdout, done.stdout, re.M):
+        return f"stdout does not match /{t.expect_stdout}/"
+    if t.expect_stderr is not None and not re.search(t.expect_stderr, done.stderr, re.M):
+        return f"stderr does not match /{t.expect_stderr}/"
+    return None
+
+
+def launch_job(t: Launch, oshrun: Path, shm: ShmWatch, timeout_scale: float) -> Job:
+    def run() -> Outcome:
+        if not t.exe.is_file():
+            return Outcome(False, f"executable not found: {t.exe}")
+        before = shm_entries()
+        cmd = [str(oshrun), "-n", str(t.npes), str(t.exe), *t.args]
+        scaled = dataclasses.replace(t, timeout=t.timeout * timeout_scale)
+        done = run_tagged(cmd, t.env, scaled.timeout, new_tag(t.label), cwd=t.exe.parent)
+        problems = []
+        failure = check_expectations(scaled, done)
+        if failure:
+            problems.append(failure)
+        if done.leftovers and done.status is not None:
+            problems.append(f"{len(done.leftovers)} process(es) outlived the launcher: "
+                            + ", ".join(done.leftovers))
+        notes = []
+        if done.leftovers and done.status is None:
+            notes.append("killed after the timeout: " + ", ".join(done.leftovers))
+        left = shm.leftovers(before)
+        if left:
+            problems.append("left in /dev/shm (removed): " + " ".join(sorted(left)))
+        return Outcome(not problems, "; ".join(problems), done.stdout, done.stderr, notes)
+    return Job(t.label, run)
+
+
+def as_env(raw: object, where: str) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where}: env must be a table of NAME = value")
+    return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in raw.items()}
+
+
+def as_npes(raw: object, where: str) -> list[int]:
+    values = raw if isinstance(raw, list) else [raw]
+    if not values or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in values):
+        raise ValueError(f"{where}: npes must be a list of positive integers, not {raw!r}")
+    return values
+
+
+def load_generated(build: Path) -> list[Launch]:
+    path = build / "tests" / "generated" / "manifest.json"
+    if not path.is_file():
+        note(f"{path} not found: no generated tests")
+        return []
+    data = json.loads(path.read_text())
+    launches = []
+    for i, entry in enumerate(data.get("tests", [])):
+        where = f"{path}: tests[{i}] ({entry.get('name', '?')})"
+        if "name" not in entry or "exe" not in entry:
+            raise ValueError(f"{where}: needs name and exe")
+        for n in as_npes(entry.get("npes", [2]), where):
+            launches.append(Launch(
+                section="generated", name=entry["name"], npes=n,
+                exe=path.parent / entry["exe"], args=[str(a) for a in entry.get("args", [])],
+                env=as_env(entry.get("env"), where), timeout=float(entry.get("timeout", 120))))
+    return launches
+
+
+def load_manual(build: Path, path: Path) -> list[Launch]:
+    if not path.is_file():
+        note(f"{path} not found: no manual tests")
+        return []
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    known = {"name", "npes", "env", "expect_status", "expect_stderr", "expect_stdout",
+             "timeout", "args", "description"}
+    launches = []
+    for i, entry in enumerate(data.get("test", [])):
+        where = f"{path}: [[test]] #{i + 1} ({entry.get('name', '?')})"
+        if "name" not in entry:
+            raise ValueError(f"{where}: needs a name")
+        unknown = set(entry) - known
+        if unknown:
+            raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        status = entry.get("expect_status", "zero")
+        if not (status in ("zero", "nonzero") or (isinstance(status, int) and not isinstance(status, bool))):
+            raise ValueError(f"{where}: expect_status must be \"zero\", \"nonzero\" or an integer")
+        for key in ("expect_stdout", "expect_stderr"):
+            if key in entry:
+                try:
+                    re.compile(entry[key])
+                except re.error as e:
+                    raise ValueError(f"{where}: {key} is not a valid regex: {e}") from None
+        for n in as_npes(entry.get("npes", [2]), where):
+            launches.append(Launch(
+                section="manual", name=entry["name"], npes=n,
+                exe=build / "tests" / "manual" / entry["name"],
+                args=[str(a) for a in entry.get("args", [])],
+                env=as_env(entry.get("env"), where), timeout=float(entry.get("timeout", 60)),
+                expect_status=status, expect_stdout=entry.get("expect_stdout"),
+                expect_stderr=entry.get("expect_stderr")))
+    return launches
+
+
+# ---- checks ---------------------------------------------------------------
+
+C11_SOURCE = r"""
+#include <shmem.h>
+#include <shmemx.h>
+#include <pshmem.h>
+
+/* Never called: it only has to compile, cleanly. */
+void shoal_header_check(long *dest, const long *src, int pe);
+void shoal_header_check(long *dest, const long *src, int pe)
+{
+    shmem_put(dest, src, 1, pe);
+    shmem_put(SHMEM_CTX_DEFAULT, dest, src, 1, pe);
+    shmem_long_put(dest, src, 1, pe);
+    long old = shmem_atomic_fetch_add(dest, 1L, pe);
+    shmem_p(dest, old, pe);
+    shmem_barrier_all();
+}
+"""
+
+C99_SOURCE = r"""
+#include <shmem.h>
+#include <shmemx.h>
+#include <pshmem.h>
+
+/* Typed API only: the C11 generic names are hidden before C11. */
+void shoal_header_check(long *dest, const long *src, int pe);
+void shoal_header_check(long *dest, const long *src, int pe)
+{
+    shmem_long_put(dest, src, 1, pe);
+    shmem_ctx_long_put(SHMEM_CTX_DEFAULT, dest, src, 1, pe);
+    long old = shmem_long_atomic_fetch_add(dest, 1L, pe);
+    shmem_long_p(dest, old, pe);
+    shmem_barrier_all();
+}
+"""
+
+CXX_SOURCE = r"""
+#include <shmem.h>
+#include <shmemx.h>
+#include <pshmem.h>
+#include <cstdio>
+
+int main()
+{
+    shmem_init();
+    int me = shmem_my_pe();
+    int npes = shmem_n_pes();
+    shmem_barrier_all();
+    shmem_finalize();
+    std::printf("C++ singleton: PE %d of %d\n", me, npes);
+    return me == 0 && npes == 1 ? 0 : 1;
+}
+"""
+
+NEGATIVE_PUT_SOURCE = r"""
+#include <shmem.h>
+struct s { int x; };
+void shoal_negative(struct s *dest, const struct s *src, int pe);
+void shoal_negative(struct s *dest, const struct s *src, int pe)
+{
+    shmem_put(dest, src, 1, pe);
+}
+"""
+
+NEGATIVE_ADD_SOURCE = r"""
+#include <shmem.h>
+void shoal_negative(double *dest, int pe);
+void shoal_negative(double *dest, int pe)
+{
+    shmem_atomic_add(dest, 1.0, pe);
+}
+"""
+
+FORTRAN_SOURCE = """\
+program shoal_header_check
+  implicit none
+  include 'shmem.fh'
+end program shoal_header_check
+"""
+
+
+def run_quiet(cmd: list[str], timeout: float = COMPILE_TIMEOUT_S) -> tuple[int | None, str]:
+    """Run a short command; returns (status or None on timeout, combined output)."""
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {timeout} s"
+    except OSError as e:
+        return 127, f"cannot run {cmd[0]}: {e}"
+    return p.returncode, p.stdout.decode(errors="replace")
+
+
+def compile_job(label: str, compiler: list[str], flags: list[str], source: str, suffix: str,
+                link: list[str] | None = None, run_it: bool = False) -> Job:
+    """A TU that must compile (and, with link, link; with run_it, run as a singleton)."""
+    def run() -> Outcome:
+        with tempfile.TemporaryDirectory(prefix="shoal-check-") as tmp:
+            src = Path(tmp) / f"check{suffix}"
+            src.write_text(source)
+            out = Path(tmp) / ("check" if link is not None else "check.o")
+            cmd = [*compiler, *flags, str(src), "-o", str(out)]
+            cmd += link if link is not None else ["-c"]
+            status, output = run_quiet(cmd)
+            if status != 0:
+                what = "did not compile" if link is None else "did not compile and link"
+                return Outcome(False, what if status is not None else output,
+                               stderr=" ".join(cmd) + "\n" + output)
+            if not run_it:
+                return Outcome(True)
+            done = run_tagged([str(out)], {}, 60, new_tag(label))
+            if done.status != 0:
+                why = "timed out" if done.status is None else status_text(done.status)
+                return Outcome(False, f"the program {why}", done.stdout, done.stderr)
+            return Outcome(True, notes=[done.stdout.strip()] if done.stdout.strip() else [])
+    return Job(label, run)
+
+
+def negative_compile_job(label: str, compiler: list[str], flags: list[str], source: str,
+                         routine: str) -> Job:
+    """A TU that must NOT compile, with an error line naming the routine.
+    Carets are off so echoed source lines cannot supply the name; -Werror is
+    off so a silent fallback that only warns counts as compiling."""
+    def run() -> Outcome:
+        with tempfile.TemporaryDirectory(prefix="shoal-check-") as tmp:
+            src = Path(tmp) / "negative.c"
+            src.write_text(source)
+            cmd = [*compiler, *flags, "-fno-diagnostics-show-caret", "-c", str(src),
+                   "-o", str(Path(tmp) / "negative.o")]
+            status, output = run_quiet(cmd)
+            if status is None:
+                return Outcome(False, output)
+            if status == 0:
+                return Outcome(False, f"compiled, but an unsupported type given to {routine} "
+                                      "must be a compile-time error", stderr=output)
+            errors = [l for l in output.splitlines() if "error" in l]
+            if not any(routine in l for l in errors):
+                return Outcome(False, f"failed to compile, but no error line names {routine}",
+                               stderr=output)
+            return Outcome(True)
+    return Job(label, run)
+
+
+def exports_job(build: Path) -> Job:
+    def run() -> Outcome:
+        cmd = [sys.executable, str(SRC_DIR / "tests" / "check_exports.py"), str(build)]
+        status, output = run_quiet(cmd)
+        lines = output.strip().splitlines()
+        if status != 0:
+            return Outcome(False, lines[-1] if lines else "check_exports.py failed", stderr=output)
+        return Outcome(True, notes=[l for l in lines if l.startswith("exports:")])
+    return Job("check/exports", run)
+
+
+def check_jobs(build: Path) -> list[Job]:
+    cc = (os.environ.get("CC") or "cc").split()
+    cxx = (os.environ.get("CXX") or "g++").split()
+    inc = ["-I", str(build / "include"), "-I", str(SRC_DIR / "include")]
+    strict = ["-pedantic-errors", "-Wall", "-Wextra", "-Werror"]
+    lib = build / "src" / "libshmem.so"
+    jobs = [
+        compile_job("check/headers-c11", cc, ["-std=c11", *strict, *inc], C11_SOURCE, ".c"),
+        compile_job("check/headers-c11-no-inline", cc, ["-std=c11", *strict, "-DSHMEM_NO_INLINE", *inc],
+                    C11_SOURCE, ".c"),
+        compile_job("check/headers-c99", cc, ["-std=c99", *strict, *inc], C99_SOURCE, ".c"),
+        compile_job("check/headers-c++17", cxx, ["-std=c++17", "-Wall", "-Wextra", "-Werror", *inc],
+                    CXX_SOURCE, ".cpp",
+                    link=[str(lib), f"-Wl,-rpath,{lib.parent}"], run_it=True),
+        negative_compile_job("check/generic-put-rejects-struct", cc,
+                             ["-std=c11", "-pedantic-errors", "-Wall", "-Wextra", *inc],
+                             NEGATIVE_PUT_SOURCE, "shmem_put"),
+        negative_compile_job("check/generic-atomic-add-rejects-double", cc,
+                             ["-std=c11", "-pedantic-errors", "-Wall", "-Wextra", *inc],
+                             NEGATIVE_ADD_SOURCE, "shmem_atomic_add"),
+        exports_job(build),
+    ]
+    if (build / "include" / "shmem.fh").is_file() and shutil.which("gfortran"):
+        jobs.append(compile_job("check/fortran-header", ["gfortran"],
+                                ["-Wall", "-Werror", "-I", str(build / "include")],
+                                FORTRAN_SOURCE, ".f90"))
+    return jobs
+
+
+# ---- main -----------------------------------------------------------------
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build_dir", type=Path, help="a meson build directory")
+    ap.add_argument("--filter", metavar="REGEX", help="run only tests whose label matches "
+                    "(labels: 'rma_put np=2', 'manual/NAME np=3', 'check/exports')")
+    ap.add_argument("--jobs", type=int, default=1, help="tests run at once (default 1)")
+    ap.add_argument("--only", metavar="SECTIONS", default="generated,manual,checks",
+                    help="comma-separated subset of generated,manual,checks")
+    ap.add_argument("--timeout-scale", type=float, default=1.0,
+                    help="multiply every launch timeout (slow machines)")
+    ap.add_argument("--manual-manifest", type=Path,
+                    default=SRC_DIR / "tests" / "manual" / "manifest.toml",
+                    help="the manual tests' manifest (default: the source tree's)")
+    ap.add_argument("--list", action="store_true", help="print the test labels and exit")
+    opts = ap.parse_args()
+
+    build = opts.build_dir.resolve()
+    if not build.is_dir():
+        print(f"run_tests.py: {opts.build_dir} is not a directory", file=sys.stderr)
+        return 2
+    sections = {s.strip() for s in opts.only.split(",") if s.strip()}
+    bad = sections - {"generated", "manual", "checks"}
+    if bad:
+        print(f"run_tests.py: unknown section(s): {', '.join(sorted(bad))}", file=sys.stderr)
+        return 2
+    select = re.compile(opts.filter) if opts.filter else None
+
+    preexisting = shm_entries()
+    if preexisting:
+        note(f"/dev/shm already holds {len(preexisting)} shoal-* entries before the run "
+             f"(left alone, not counted): {' '.join(sorted(preexisting))}")
+    shm = ShmWatch(preexisting)
+    oshrun = build / "src" / "tools" / "oshrun"
+    if "generated" in sections or "manual" in sections:
+        if not oshrun.is_file():
+            note(f"{oshrun} not found: every launch will fail")
+
+    try:
+        launches = []
+        if "generated" in sections:
+            launches += load_generated(build)
+        if "manual" in sections:
+            launches += load_manual(build, opts.manual_manifest)
+    except (ValueError, json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
+        print(f"run_tests.py: bad manifest: {e}", file=sys.stderr)
+        print("0 passed, 1 failed")
+        return 1
+
+    jobs = check_jobs(build) if "checks" in sections else []
+    jobs += [launch_job(t, oshrun, shm, opts.timeout_scale) for t in launches]
+    if select:
+        jobs = [j for j in jobs if select.search(j.label)]
+    if opts.list:
+        for j in jobs:
+            print(j.label)
+        return 0
+
+    reporter = Reporter()
+
+    def execute(job: Job) -> None:
+        start = time.monotonic()
+        try:
+            outcome = job.run()
+        except Exception as e:  # a runner bug must not hide the other results
+            outcome = Outcome(False, f"runner error: {type(e).__name__}: {e}")
+        reporter.report(job.label, outcome, time.monotonic() - start)
+
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs))
+    try:
+        if opts.jobs <= 1:
+            for job in jobs:
+                execute(job)
+        else:
+            for f in [pool.submit(execute, j) for j in jobs]:
+                f.result()
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        kill_everything_active()
+        print("interrupted", file=sys.stderr)
+        return 130
+    pool.shutdown()
+
+    # The whole run must leave /dev/shm as it found it.  Every process of ours
+    # is gone by now, so a segment someone still holds is not ours.
+    start = time.monotonic()
+    left = shm.leftovers(set())
+    reporter.report("check/no-leftover-shm",
+                    Outcome(not left, "left in /dev/shm after the run (removed): "
+                            + " ".join(sorted(left))),
+                    time.monotonic() - start)
+
+    if reporter.failed:
+        print("\nfailed:")
+        for label in reporter.failed:
+            print(f"  {label}")
+    print(f"{reporter.passed} passed, {len(reporter.failed)} failed")
+    return 1 if reporter.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
