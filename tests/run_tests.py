@@ -50,6 +50,7 @@ SRC_DIR = Path(__file__).resolve().parent.parent
 SHM_DIR = Path("/dev/shm")
 SHM_PREFIX = "shoal-"
 KILL_GRACE_S = 3.0
+SHM_RECHECK_S = 0.5
 TAIL_LINES = 25
 COMPILE_TIMEOUT_S = 120
 
@@ -293,9 +294,9 @@ def remove_shm(names: set[str]) -> None:
 
 class ShmWatch:
     """Finds shoal-* entries a launch left in /dev/shm: entries that appeared
-    during the launch and that no live process has open or mapped (so entries
-    of launches still running, with --jobs > 1, are not counted; the final
-    check catches anything this misses)."""
+    during the launch and that no live process has open or mapped, now or a
+    moment later (so entries of launches still running, with --jobs > 1, are
+    not counted; the final check catches anything this misses)."""
 
     def __init__(self, preexisting: set[str]) -> None:
         self.ignore = set(preexisting)
@@ -303,11 +304,14 @@ class ShmWatch:
 
     def leftovers(self, before: set[str]) -> set[str]:
         with self.lock:
-            new = shm_entries() - before - self.ignore
+            # Held by a live process: a launch still running here, or someone
+            # else's job on this machine.  Never ours to remove.
+            new = shm_entries() - before - self.ignore - shm_in_use()
             if new:
-                # Held by a live process: a launch still running here, or
-                # someone else's job on this machine.  Never ours to remove.
-                new -= shm_in_use()
+                # A job that is finishing may hold nothing for an instant
+                # between unmapping and unlinking; ask again a little later.
+                time.sleep(SHM_RECHECK_S)
+                new = (new & shm_entries()) - shm_in_use()
             remove_shm(new)
             return new
 
@@ -326,6 +330,7 @@ class Launch:
     expect_status: str | int = "zero"
     expect_stdout: str | None = None
     expect_stderr: str | None = None
+    launcher: bool = True      # False: run the program alone (a singleton PE)
 
     @property
     def label(self) -> str:
@@ -356,7 +361,8 @@ def launch_job(t: Launch, oshrun: Path, shm: ShmWatch, timeout_scale: float) -> 
         if not t.exe.is_file():
             return Outcome(False, f"executable not found: {t.exe}")
         before = shm_entries()
-        cmd = [str(oshrun), "-n", str(t.npes), str(t.exe), *t.args]
+        launch = [str(oshrun), "-n", str(t.npes)] if t.launcher else []
+        cmd = [*launch, str(t.exe), *t.args]
         scaled = dataclasses.replace(t, timeout=t.timeout * timeout_scale)
         done = run_tagged(cmd, t.env, scaled.timeout, new_tag(t.label), cwd=t.exe.parent)
         problems = []
@@ -417,7 +423,7 @@ def load_manual(build: Path, path: Path) -> list[Launch]:
     with open(path, "rb") as f:
         data = tomllib.load(f)
     known = {"name", "npes", "env", "expect_status", "expect_stderr", "expect_stdout",
-             "timeout", "args", "description"}
+             "timeout", "args", "description", "launcher"}
     launches = []
     for i, entry in enumerate(data.get("test", [])):
         where = f"{path}: [[test]] #{i + 1} ({entry.get('name', '?')})"
@@ -442,7 +448,8 @@ def load_manual(build: Path, path: Path) -> list[Launch]:
                 args=[str(a) for a in entry.get("args", [])],
                 env=as_env(entry.get("env"), where), timeout=float(entry.get("timeout", 60)),
                 expect_status=status, expect_stdout=entry.get("expect_stdout"),
-                expect_stderr=entry.get("expect_stderr")))
+                expect_stderr=entry.get("expect_stderr"),
+                launcher=bool(entry.get("launcher", True))))
     return launches
 
 
@@ -601,6 +608,17 @@ def exports_job(build: Path) -> Job:
     return Job("check/exports", run)
 
 
+def generator_job() -> Job:
+    """A bad spec table is refused with file, entry and reason; output is deterministic."""
+    def run() -> Outcome:
+        cmd = [sys.executable, str(SRC_DIR / "tests" / "check_generator.py")]
+        status, output = run_quiet(cmd)
+        if status != 0:
+            return Outcome(False, "check_generator.py failed", stderr=output)
+        return Outcome(True)
+    return Job("check/generator-refuses-bad-tables", run)
+
+
 def check_jobs(build: Path) -> list[Job]:
     cc = (os.environ.get("CC") or "cc").split()
     cxx = (os.environ.get("CXX") or "g++").split()
@@ -622,6 +640,7 @@ def check_jobs(build: Path) -> list[Job]:
                              ["-std=c11", "-pedantic-errors", "-Wall", "-Wextra", *inc],
                              NEGATIVE_ADD_SOURCE, "shmem_atomic_add"),
         exports_job(build),
+        generator_job(),
     ]
     if (build / "include" / "shmem.fh").is_file() and shutil.which("gfortran"):
         jobs.append(compile_job("check/fortran-header", ["gfortran"],
@@ -682,6 +701,13 @@ def main() -> int:
 
     jobs = check_jobs(build) if "checks" in sections else []
     jobs += [launch_job(t, oshrun, shm, opts.timeout_scale) for t in launches]
+    # A name listed twice (say with different env) gets "#2", "#3" ... so that
+    # every line of the report points at one run.
+    seen: dict[str, int] = {}
+    for j in jobs:
+        seen[j.label] = seen.get(j.label, 0) + 1
+        if seen[j.label] > 1:
+            j.label += f" #{seen[j.label]}"
     if select:
         jobs = [j for j in jobs if select.search(j.label)]
     if opts.list:

@@ -79,5 +79,9 @@ def emit(api, template_dir, what, outdir):
                    tpl.render(api=api, unit=unit, routines=unit.routines))
             manifest.append({"name": unit.name, "exe": f"test_{unit.name}",
                              "npes": unit.npes, "timeout": 120, "env": {}})
+            # Again with the checked, out-of-line paths (SHMEM_DEBUG turns the
+            # inline fast paths off and the costly argument checks on).
+            manifest.append({"name": f"{unit.name}/debug", "exe": f"test_{unit.name}",
+                             "npes": unit.npes[:1], "timeout": 120, "env": {"SHMEM_DEBUG": "1"}})
         _write(os.path.join(outdir, "manifest.json"),
                json.dumps({"tests": manifest}, indent=1) + "\n")

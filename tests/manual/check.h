@@ -83,18 +83,28 @@ static inline void wait_int_bounded(int *ivar, int cmp, int value, const char *w
     }
 }
 
-/* Collective: sums every PE's failures on PE 0, which prints "OK" when the
- * sum is zero.  Returns the exit status this PE should use. */
-static inline int check_finish(void)
+/* Collective: sums every PE's failures; the sum is exact on PE 0 (other PEs
+ * get their own count).  Prints nothing. */
+static inline long check_collect(void)
 {
-    int me = shmem_my_pe();
     long total = check_fails;
 
     if (check_fails)
         shmem_long_atomic_add(&check_fail_total, (long)check_fails, 0);
     shmem_barrier_all();
-    if (me == 0) {
+    if (shmem_my_pe() == 0)
         total = shmem_long_atomic_fetch(&check_fail_total, 0);
+    shmem_barrier_all();
+    return total;
+}
+
+/* Collective: PE 0 prints "OK" when no PE failed.  Returns the exit status
+ * this PE should use. */
+static inline int check_finish(void)
+{
+    long total = check_collect();
+
+    if (shmem_my_pe() == 0) {
         if (total == 0)
             printf("OK\n");
         else
@@ -103,7 +113,6 @@ static inline int check_finish(void)
         fflush(stdout);
         fflush(stderr);
     }
-    shmem_barrier_all();
     return total != 0 ? 1 : 0;
 }
 

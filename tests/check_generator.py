@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The generator refuses a bad table, naming the file, the entry and the reason.
+
+Each case copies spec/ to a scratch directory, breaks one thing, runs
+generator/generate.py and checks its exit status and message. It also checks
+that the output is deterministic (two runs, same bytes).
+"""
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEN = [sys.executable, os.path.join(SRC, "generator", "generate.py"),
+       "--templates", os.path.join(SRC, "templates")]
+
+# (file, text to replace, replacement, expected message fragment)
+CASES = [
+    ("rma.toml", 'kernel = "rma"\n', 'kernel = "rma"\n', None),  # control: the table as it is
+    ("rma.toml", '"size_t nelems : count", "int pe : pe"]\ngeneric = "shmem_put"',
+     '"size_t nelems : count", "int pe : target"]\ngeneric = "shmem_put"',
+     "rma.toml: put: parameter 'pe' has unknown kind 'target'"),
+    ("amo.toml", 'types = "bitwise_amo"', 'types = "no_such_table"',
+     "amo.toml: atomic_fetch_and: unknown type table 'no_such_table'"),
+    ("amo.toml", 'op = "XOR"', 'op = "NAND"', "amo.toml: atomic_fetch_xor: op 'NAND' is not one of"),
+    ("sync.toml", 'name = "test"\n', 'name = "test"\nflavour = "mint"\n',
+     "sync.toml: test: unknown field(s) ['flavour']"),
+    ("rma.toml", 'typed = "shmem_{T}_get"', 'typed = "shmem_{T}_put"',
+     "rma.toml: get: routine shmem_float_put is also produced by rma.toml:put"),
+    ("types.toml", 'name = "int8"\nc = "int8_t"\nclass = "sint"', 'name = "int8"\nc = "int8_t"\nclass = "signed"',
+     "types.toml: int8: needs name, c and a class"),
+]
+
+
+def run(spec, outdir):
+    return subprocess.run(GEN + ["--spec", spec, "headers", outdir], capture_output=True, text=True)
+
+
+def main():
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (file, old, new, want) in enumerate(CASES):
+            spec = os.path.join(tmp, f"spec{i}")
+            shutil.copytree(os.path.join(SRC, "spec"), spec)
+            path = os.path.join(spec, file)
+            text = open(path).read()
+            if old not in text:
+                print(f"case {i}: {file} no longer contains {old!r}; update the case")
+                failed += 1
+                continue
+            open(path, "w").write(text.replace(old, new, 1))
+            res = run(spec, os.path.join(tmp, f"out{i}"))
+            if want is None:
+                ok = res.returncode == 0
+            else:
+                ok = res.returncode != 0 and want in res.stderr
+            print(f"{'ok  ' if ok else 'FAIL'} case {i}: {want or 'unchanged table generates'}")
+            if not ok:
+                print("     got:", res.returncode, res.stderr.strip()[-300:])
+                failed += 1
+        a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+        for d in (a, b):
+            if run(os.path.join(SRC, "spec"), d).returncode != 0:
+                failed += 1
+        names = sorted(os.listdir(a))
+        same = filecmp.cmpfiles(a, b, names, shallow=False)[0] == names
+        print(f"{'ok  ' if same else 'FAIL'} deterministic output ({len(names)} files)")
+        failed += not same
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
