@@ -3,6 +3,7 @@
 
     generate.py --spec DIR --templates DIR list chapters|tests
     generate.py --spec DIR --templates DIR headers|bindings|tests OUTDIR
+    generate.py --spec DIR --templates DIR --fortran-sizes SIZES fortran-headers|fortran-bindings|fortran-tests OUTDIR
 
 Run by meson at build time; output depends only on the table and templates.
 """
@@ -13,6 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from shoalgen.load import TableError  # noqa: E402
 from shoalgen import render  # noqa: E402
+from shoalgen.fortran import test_names as fortran_test_names  # noqa: E402
 
 
 def main(argv):
@@ -21,7 +23,9 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--spec", required=True)
     ap.add_argument("--templates", required=True)
-    ap.add_argument("what", choices=["list", "headers", "bindings", "tests"])
+    ap.add_argument("what", choices=["list", "headers", "bindings", "tests",
+                                     "fortran-headers", "fortran-bindings", "fortran-tests"])
+    ap.add_argument("--fortran-sizes", default="", help="integer=4,real=4,... from the Fortran compiler")
     ap.add_argument("arg")
     args = ap.parse_args(argv)
     try:
@@ -29,6 +33,16 @@ def main(argv):
     except TableError as e:
         print(f"generate.py: error: {e}", file=sys.stderr)
         return 1
+    if args.what == "list" and args.arg == "fortran-tests":
+        print("\n".join(fortran_test_names(args.spec)))
+        return 0
+    if args.what.startswith("fortran-"):
+        try:
+            render.emit_fortran(api, args.spec, args.templates, args.what, args.arg, args.fortran_sizes)
+        except TableError as e:
+            print(f"generate.py: error: {e}", file=sys.stderr)
+            return 1
+        return 0
     if args.what == "list":
         for item in render.listing(api, args.arg):
             print(item)

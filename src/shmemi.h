@@ -38,6 +38,7 @@
 #define SHMEMI_DT_SINT  0x100
 #define SHMEMI_DT_UINT  0x200
 #define SHMEMI_DT_FLOAT 0x300
+#define SHMEMI_DT_COMPLEX 0x400 /* size is the whole complex number */
 #define SHMEMI_DT(cls, size) ((int)((cls) | (int)(size)))
 #define SHMEMI_DT_SIZE(dt)  ((size_t)((dt)&0xff))
 #define SHMEMI_DT_CLASS(dt) ((dt)&0xf00)
@@ -104,5 +105,54 @@ void shmemi_amo_nbi(shmem_ctx_t ctx, enum shmemi_amo_op op, int dtype, void *des
 size_t shmemi_wait_set(enum shmemi_wait_mode mode, int blocking, int dtype, void *ivars, size_t nelems,
                        size_t *indices, const int *status, int cmp, const void *values, int vector,
                        const char *routine);
+
+/* ---- signals (put-with-signal): the data is delivered before the signal
+ * update is visible; sig_op is SHMEM_SIGNAL_SET or SHMEM_SIGNAL_ADD. ---- */
+void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
+                       uint64_t signal, int sig_op, int pe, int nbi, const char *routine);
+
+/* ---- team collectives (return 0 on success; sizes in bytes) ---- */
+int shmemi_broadcast(shmem_team_t team, void *dest, const void *src, size_t nbytes, int root,
+                     const char *routine);
+int shmemi_collect(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *routine);
+int shmemi_fcollect(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *routine);
+/* nbytes: the block each PE sends to each PE */
+int shmemi_alltoall(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *routine);
+/* strides in elements of `elem` bytes; nelems elements per PE pair */
+int shmemi_alltoalls(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t elem,
+                     size_t nelems, const char *routine);
+
+enum shmemi_reduce_op {
+    SHMEMI_OP_AND,
+    SHMEMI_OP_OR,
+    SHMEMI_OP_XOR,
+    SHMEMI_OP_MAX,
+    SHMEMI_OP_MIN,
+    SHMEMI_OP_SUM,
+    SHMEMI_OP_PROD,
+};
+/* Element-wise reduction of `count` elements of `dtype` (SHMEMI_DT class:
+ * SINT, UINT, FLOAT incl. long double by size, COMPLEX by whole size). */
+int shmemi_reduce(shmem_team_t team, enum shmemi_reduce_op op, int dtype, void *dest, const void *src,
+                  size_t count, const char *routine);
+/* 1.6 prefix sums by team rank; exclusive: rank 0 gets zeros. */
+int shmemi_scan(shmem_team_t team, int exclusive, int dtype, void *dest, const void *src, size_t count,
+                const char *routine);
+
+/* ---- deprecated active-set collectives: PEs PE_start + k * 2^logPE_stride,
+ * k < PE_size; pSync (and pWrk) as the 1.4 spec says; pSync is back to
+ * SHMEM_SYNC_VALUE on return. ---- */
+void shmemi_broadcast_as(void *dest, const void *src, size_t nbytes, int root, int PE_start, int logPE_stride,
+                         int PE_size, long *pSync, const char *routine);
+void shmemi_collect_as(void *dest, const void *src, size_t nbytes, int PE_start, int logPE_stride, int PE_size,
+                       long *pSync, const char *routine);
+void shmemi_fcollect_as(void *dest, const void *src, size_t nbytes, int PE_start, int logPE_stride, int PE_size,
+                        long *pSync, const char *routine);
+void shmemi_alltoall_as(void *dest, const void *src, size_t nbytes, int PE_start, int logPE_stride, int PE_size,
+                        long *pSync, const char *routine);
+void shmemi_alltoalls_as(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems,
+                         int PE_start, int logPE_stride, int PE_size, long *pSync, const char *routine);
+void shmemi_reduce_as(enum shmemi_reduce_op op, int dtype, void *dest, const void *src, size_t count, int PE_start,
+                      int logPE_stride, int PE_size, void *pWrk, long *pSync, const char *routine);
 
 #endif /* SHMEMI_H */

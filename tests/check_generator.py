@@ -31,11 +31,23 @@ CASES = [
      "rma.toml: get: routine shmem_float_put is also produced by rma.toml:put"),
     ("types.toml", 'name = "int8"\nc = "int8_t"\nclass = "sint"', 'name = "int8"\nc = "int8_t"\nclass = "signed"',
      "types.toml: int8: needs name, c and a class"),
+    # The Fortran chapter (run through the fortran-bindings command).
+    ("fortran.toml", 'c = "shmem_{C}_atomic_add"', 'c = "shmem_{C}_atomic_add"', None),
+    ("fortran.toml", 'c = "shmem_{C}_atomic_add"', 'c = "shmem_{C}_atomic_plus"',
+     "fortran.toml: SHMEM_INT4_ADD: no C routine shmem_{C}_atomic_plus for INT4"),
+    ("fortran.toml", 'params = ["dest", "value", "pe"]\nop = "add"', 'params = ["dest", "pe"]\nop = "add"',
+     "fortran.toml: SHMEM_INT4_ADD: 2 Fortran arguments for the 3 C parameters of shmem_int32_atomic_add"),
+    ("fortran.toml", 'name = "SHMEM_MY_PE"', 'name = "MY_PE"',
+     "fortran.toml: MY_PE: Fortran name MY_PE is produced twice"),
+    ("fortran.toml", 'name = "SHMEM_FENCE"\n', 'name = "SHMEM_FENCE"\ncolour = "red"\n',
+     "fortran.toml: SHMEM_FENCE: unknown field(s) ['colour']"),
 ]
+FORTRAN_SIZES = "integer=4,real=4,double=8,logical=4,complex=8,pointer=8,real16=16"
 
 
-def run(spec, outdir):
-    return subprocess.run(GEN + ["--spec", spec, "headers", outdir], capture_output=True, text=True)
+def run(spec, outdir, file=""):
+    what = ["--fortran-sizes", FORTRAN_SIZES, "fortran-bindings"] if file == "fortran.toml" else ["headers"]
+    return subprocess.run(GEN + ["--spec", spec, *what, outdir], capture_output=True, text=True)
 
 
 def main():
@@ -51,7 +63,7 @@ def main():
                 failed += 1
                 continue
             open(path, "w").write(text.replace(old, new, 1))
-            res = run(spec, os.path.join(tmp, f"out{i}"))
+            res = run(spec, os.path.join(tmp, f"out{i}"), file)
             if want is None:
                 ok = res.returncode == 0
             else:

@@ -2,6 +2,7 @@
 """Run Shoal's test suite against a meson build directory.
 
     python3 tests/run_tests.py BUILD_DIR [--filter REGEX] [--jobs N]
+                               [--env KEY=VALUE ...] [--label-suffix TEXT]
 
 Three sections, each run counted as one test:
 
@@ -21,6 +22,10 @@ is Open MPI's), in a new session, with SHOAL_TEST_TAG set to a unique id.  On a
 timeout the whole process group is killed; after every launch any process
 still carrying the tag is killed too, and /dev/shm must hold no new shoal-*
 entry.  After the whole run a final check asserts /dev/shm is clean.
+
+--env KEY=VALUE (repeatable) sets a variable for every launch (a test's own
+env in the manifest wins); with --label-suffix the same suite can run once per
+path mode (SHMEM_TRANSPORT=ofi FI_PROVIDER=tcp, ...) with telling labels.
 
 The last line is "N passed, M failed"; the exit status is 1 if anything failed.
 """
@@ -356,7 +361,8 @@ def check_expectations(t: Launch, done: Finished) -> str | None:
     return None
 
 
-def launch_job(t: Launch, oshrun: Path, shm: ShmWatch, timeout_scale: float) -> Job:
+def launch_job(t: Launch, oshrun: Path, shm: ShmWatch, timeout_scale: float,
+               env_all: dict[str, str] | None = None) -> Job:
     def run() -> Outcome:
         if not t.exe.is_file():
             return Outcome(False, f"executable not found: {t.exe}")
@@ -364,7 +370,8 @@ def launch_job(t: Launch, oshrun: Path, shm: ShmWatch, timeout_scale: float) -> 
         launch = [str(oshrun), "-n", str(t.npes)] if t.launcher else []
         cmd = [*launch, str(t.exe), *t.args]
         scaled = dataclasses.replace(t, timeout=t.timeout * timeout_scale)
-        done = run_tagged(cmd, t.env, scaled.timeout, new_tag(t.label), cwd=t.exe.parent)
+        done = run_tagged(cmd, {**(env_all or {}), **t.env}, scaled.timeout, new_tag(t.label),
+                          cwd=t.exe.parent)
         problems = []
         failure = check_expectations(scaled, done)
         if failure:
@@ -397,8 +404,8 @@ def as_npes(raw: object, where: str) -> list[int]:
     return values
 
 
-def load_generated(build: Path) -> list[Launch]:
-    path = build / "tests" / "generated" / "manifest.json"
+def load_generated(build: Path, subdir: str = "generated") -> list[Launch]:
+    path = build / "tests" / subdir / "manifest.json"
     if not path.is_file():
         note(f"{path} not found: no generated tests")
         return []
@@ -534,6 +541,29 @@ program shoal_header_check
 end program shoal_header_check
 """
 
+# Fixed form (columns 7-72): shmem.fh must read the same in both forms, and
+# declare the functions' types so IMPLICIT NONE programs compile.
+FORTRAN_FIXED_SOURCE = """\
+      PROGRAM SHOALF
+      IMPLICIT NONE
+      INCLUDE 'shmem.fh'
+      INTEGER ME, N, PSYNC(SHMEM_BCAST_SYNC_SIZE)
+      LOGICAL OK
+      INTEGER*8 IV
+      DATA PSYNC /SHMEM_BCAST_SYNC_SIZE*SHMEM_SYNC_VALUE/
+      CALL START_PES(0)
+      ME = SHMEM_MY_PE() + MY_PE()
+      N = SHMEM_N_PES() + NUM_PES()
+      OK = SHMEM_PE_ACCESSIBLE(0) .AND. SHMEM_ADDR_ACCESSIBLE(N, 0)
+      IV = SHMEM_INT8_FADD(IV, IV, 0) + SHMEM_PTR(N, 0)
+      IF (OK .AND. SHMEM_TEST_LOCK(N) .EQ. SHMEM_CMP_EQ) STOP
+      CALL SHMEM_INT8_WAIT_UNTIL(IV, SHMEM_CMP_NE, IV)
+      PRINT *, ME, N, SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, PSYNC(1)
+      END
+"""
+
+FORTRAN_FREE_SOURCE = FORTRAN_FIXED_SOURCE.replace("      ", "  ")
+
 
 def run_quiet(cmd: list[str], timeout: float = COMPILE_TIMEOUT_S) -> tuple[int | None, str]:
     """Run a short command; returns (status or None on timeout, combined output)."""
@@ -608,6 +638,18 @@ def exports_job(build: Path) -> Job:
     return Job("check/exports", run)
 
 
+def fortran_exports_job(build: Path) -> Job:
+    """Every name of fortran-names.txt, in every promised spelling (tests/check_fortran_exports.py)."""
+    def run() -> Outcome:
+        cmd = [sys.executable, str(SRC_DIR / "tests" / "check_fortran_exports.py"), str(build)]
+        status, output = run_quiet(cmd)
+        lines = output.strip().splitlines()
+        if status != 0:
+            return Outcome(False, lines[-1] if lines else "check_fortran_exports.py failed", stderr=output)
+        return Outcome(True, notes=[l for l in lines if l.startswith("fortran-exports:")])
+    return Job("check/fortran-exports", run)
+
+
 def generator_job() -> Job:
     """A bad spec table is refused with file, entry and reason; output is deterministic."""
     def run() -> Outcome:
@@ -646,6 +688,14 @@ def check_jobs(build: Path) -> list[Job]:
         jobs.append(compile_job("check/fortran-header", ["gfortran"],
                                 ["-Wall", "-Werror", "-I", str(build / "include")],
                                 FORTRAN_SOURCE, ".f90"))
+        finc = ["-fimplicit-none", "-fcray-pointer", "-Wall", "-Werror",
+                "-I", str(build / "include")]
+        jobs.append(compile_job("check/fortran-header-fixed-form", ["gfortran"],
+                                ["-ffixed-form", "-ffixed-line-length-72", *finc], FORTRAN_FIXED_SOURCE, ".f"))
+        jobs.append(compile_job("check/fortran-header-free-form", ["gfortran"],
+                                ["-ffree-form", *finc], FORTRAN_FREE_SOURCE, ".f90",
+                                link=[str(lib), f"-Wl,-rpath,{lib.parent}"]))
+        jobs.append(fortran_exports_job(build))
     return jobs
 
 
@@ -664,6 +714,10 @@ def main() -> int:
     ap.add_argument("--manual-manifest", type=Path,
                     default=SRC_DIR / "tests" / "manual" / "manifest.toml",
                     help="the manual tests' manifest (default: the source tree's)")
+    ap.add_argument("--env", metavar="KEY=VALUE", action="append", default=[],
+                    help="set a variable for every launch (repeatable)")
+    ap.add_argument("--label-suffix", default="", metavar="TEXT",
+                    help="appended to every label, e.g. ' [ofi-tcp]'")
     ap.add_argument("--list", action="store_true", help="print the test labels and exit")
     opts = ap.parse_args()
 
@@ -692,6 +746,8 @@ def main() -> int:
         launches = []
         if "generated" in sections:
             launches += load_generated(build)
+            if (build / "tests" / "fortran" / "manifest.json").is_file():
+                launches += load_generated(build, "fortran")   # the Fortran binding's tests
         if "manual" in sections:
             launches += load_manual(build, opts.manual_manifest)
     except (ValueError, json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
@@ -700,7 +756,14 @@ def main() -> int:
         return 1
 
     jobs = check_jobs(build) if "checks" in sections else []
-    jobs += [launch_job(t, oshrun, shm, opts.timeout_scale) for t in launches]
+    env_all = {}
+    for item in opts.env:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            print(f"run_tests.py: --env wants KEY=VALUE, not {item!r}", file=sys.stderr)
+            return 2
+        env_all[key] = value
+    jobs += [launch_job(t, oshrun, shm, opts.timeout_scale, env_all) for t in launches]
     # A name listed twice (say with different env) gets "#2", "#3" ... so that
     # every line of the report points at one run.
     seen: dict[str, int] = {}
@@ -708,6 +771,9 @@ def main() -> int:
         seen[j.label] = seen.get(j.label, 0) + 1
         if seen[j.label] > 1:
             j.label += f" #{seen[j.label]}"
+    if opts.label_suffix:
+        for j in jobs:
+            j.label += opts.label_suffix
     if select:
         jobs = [j for j in jobs if select.search(j.label)]
     if opts.list:

@@ -2,8 +2,9 @@
 from .load import TableError
 from .model import Association, Generic, GenericVariant, Param, Routine, TestUnit
 
-# Every generated test runs at 2 PEs and at a non-power-of-two count.
-TEST_NPES = [2, 3]
+# Every generated test runs from a single PE up to oversubscription
+# (the CI machine has 2 cores), including a non-power-of-two count.
+TEST_NPES = [1, 2, 3, 4]
 
 
 def _ctx_name(name):
@@ -24,7 +25,7 @@ def _routine(entry, name, variant, ctype_obj, c, elem, is_ctx, deprecated, versi
                    version=version, noreturn=entry.noreturn, variadic=entry.variadic)
 
 
-def _expand_entry(e, sizes):
+def _expand_entry(e):
     out = []
     forms = [False, True] if e.ctx else [False]
     if not e.typed:
@@ -44,7 +45,7 @@ def _expand_entry(e, sizes):
             name = _ctx_name(name) if is_ctx else name
             out.append(_routine(e, name, "typed", t, t.c, f"sizeof({t.c})", is_ctx, dep, e.version))
         if e.sized:
-            for bits in sizes:
+            for bits in e.sizes:
                 name = e.sized.replace("{S}", str(bits))
                 name = _ctx_name(name) if is_ctx else name
                 out.append(_routine(e, name, "sized", None, "void", str(bits // 8), is_ctx,
@@ -58,7 +59,7 @@ def _expand_entry(e, sizes):
 def expand_routines(api):
     seen = {}
     for e in api.entries:
-        for r in _expand_entry(e, api.sizes):
+        for r in _expand_entry(e):
             if r.name in seen:
                 raise TableError(e.file, e.name, f"routine {r.name} is also produced by "
                                  f"{seen[r.name].entry.file}:{seen[r.name].entry.name}")
@@ -74,39 +75,76 @@ def _selector_types(param_ctype, c):
     return [base]
 
 
-def expand_generics(api):
-    by_name = {}
+def _select_param(e):
+    return next(p for p in e.params if p.name == e.select) if e.select else e.params[0]
+
+
+def _typed_generics(api, by_name):
     for r in api.routines:
         e = r.entry
         if not (e.typed and e.generic and r.variant == "typed"):
             continue
-        g = by_name.get(e.generic)
-        if g is None:
-            g = by_name[e.generic] = {"entries": [], "deprecated": True, "assoc": {}}
-            g["order"] = len(by_name)
+        g = by_name.setdefault(e.generic, {"entries": [], "deprecated": True, "assoc": {}})
         if e not in g["entries"]:
             g["entries"].append(e)
         g["deprecated"] = g["deprecated"] and bool(e.deprecated)
         g["assoc"].setdefault(r.is_ctx, []).append(r)
+
+
+def _typed_variants(name, g):
+    first = g["entries"][0]
+    shapes = {(len(e.params), _select_param(e).ctype, e.ctx) for e in g["entries"]}
+    if len(shapes) != 1:
+        raise TableError(first.file, first.name,
+                         f"families joining generic {name} disagree on shape: {sorted(shapes)}")
+    sel = _select_param(first)
+    variants = []
+    for is_ctx in sorted(g["assoc"]):
+        flat, chained, taken = [], [], set()
+        for r in g["assoc"][is_ctx]:
+            if r.ctype.name in taken:
+                continue
+            taken.add(r.ctype.name)
+            target = ("shmemi_inline_" + r.name) if r.inline else r.name
+            a = Association(r.ctype, _selector_types(sel.ctype, r.ctype.c), target)
+            (flat if r.ctype.generic else chained).append(a)
+        names = [p.name for p in g["assoc"][is_ctx][0].params]
+        variants.append(GenericVariant(len(names), names, flat, chained, sel.name))
+    return variants
+
+
+def _untyped_variants(api, name):
+    """Generics over untyped routines tell their forms apart by arity alone
+    (shmem_sync(team) vs the active-set shmem_sync(PE_start, ...))."""
+    variants, entries = {}, []
+    for r in api.routines:
+        e = r.entry
+        if e.typed or e.generic != name or r.name != (_ctx_name(e.name) if r.is_ctx else e.name):
+            continue
+        entries.append(e)
+        names = [p.name for p in r.params]
+        if len(names) in variants:
+            raise TableError(e.file, e.name, f"generic {name} has two forms with {len(names)} arguments")
+        # A routine named like the generic is reached past the macro.
+        target = f"({r.name})" if r.name == name else r.name
+        variants[len(names)] = GenericVariant(len(names), names, [], [], "", target)
+    deprecated = all(e.deprecated for e in entries)
+    return [variants[n] for n in sorted(variants)], deprecated
+
+
+def expand_generics(api):
+    by_name = {}
+    _typed_generics(api, by_name)
+    untyped = sorted({e.generic for e in api.entries if not e.typed and e.generic})
+    for name in untyped:
+        if name in by_name:
+            e = by_name[name]["entries"][0]
+            raise TableError(e.file, e.name, f"generic {name} mixes typed and untyped routines")
     for name, g in by_name.items():
-        first = g["entries"][0]
-        shapes = {(len(e.params), e.params[0].ctype, e.ctx) for e in g["entries"]}
-        if len(shapes) != 1:
-            raise TableError(first.file, first.name,
-                             f"families joining generic {name} disagree on shape: {sorted(shapes)}")
-        variants = []
-        for is_ctx in sorted(g["assoc"]):
-            flat, chained, taken = [], [], set()
-            for r in g["assoc"][is_ctx]:
-                if r.ctype.name in taken:
-                    continue
-                taken.add(r.ctype.name)
-                target = ("shmemi_inline_" + r.name) if r.inline else r.name
-                a = Association(r.ctype, _selector_types(first.params[0].ctype, r.ctype.c), target)
-                (flat if r.ctype.generic else chained).append(a)
-            names = [p.name for p in g["assoc"][is_ctx][0].params]
-            variants.append(GenericVariant(len(names), names, flat, chained))
-        api.generics.append(Generic(name, g["deprecated"], variants))
+        api.generics.append(Generic(name, g["deprecated"], _typed_variants(name, g)))
+    for name in untyped:
+        variants, deprecated = _untyped_variants(api, name)
+        api.generics.append(Generic(name, deprecated, variants))
 
 
 def expand_tests(api):

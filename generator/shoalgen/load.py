@@ -6,8 +6,8 @@ import tomllib
 from .model import Constant, CType, Entry, ParamSpec
 
 # Spec files in chapter order; types and constants are not chapters.
-CHAPTER_FILES = ["setup", "memory", "contexts", "rma", "amo", "sync", "order",
-                 "collectives", "locks", "cache"]
+CHAPTER_FILES = ["setup", "memory", "teams", "contexts", "rma", "amo", "signals", "sync",
+                 "order", "collectives", "locks", "cache"]
 
 PARAM_KINDS = {
     "plain",        # no checks
@@ -16,19 +16,26 @@ PARAM_KINDS = {
     "ivar", "ivars",                # local symmetric objects waited on
     "count", "stride", "bsize",     # element counts and strides
     "pe", "value", "cond", "fetch", "cmp", "values", "status", "indices",
+    "team", "root",                 # collectives
+    "sig_addr", "sig_op",           # signals: the symmetric signal object, its operator
+    "active", "psync", "pwrk",      # deprecated active sets: PE_start etc., pSync, pWrk
 }
-KERNELS = {"rma", "p", "g", "strided", "amo", "wait"}
+KERNELS = {"rma", "p", "g", "strided", "amo", "wait", "put_signal", "coll", "reduce", "scan",
+           "coll_as", "reduce_as"}
 INLINES = {"put", "get", "p", "g", "amo"}
 AMO_OPS = {"FETCH", "SET", "SWAP", "CSWAP", "ADD", "AND", "OR", "XOR"}
 WAIT_MODES = {"all", "any", "some"}
+SCAN_MODES = {"inclusive", "exclusive"}
+REDUCE_OPS = {"AND", "OR", "XOR", "MAX", "MIN", "SUM", "PROD"}
 BODIES = {"forward", "noop"}
 TYPE_CLASSES = {"sint", "uint", "float", "char", "complex"}
 
 ROUTINE_KEYS = {"name", "returns", "params", "version", "test", "body", "ctx", "noreturn",
-                "variadic", "aliases", "deprecated", "replacement"}
+                "variadic", "aliases", "deprecated", "replacement", "generic", "algorithms"}
 FAMILY_KEYS = {"name", "typed", "sized", "mem", "types", "deprecated_types", "ctx", "returns",
                "params", "generic", "kernel", "core", "op", "operand", "mode", "blocking", "cmp",
-               "inline", "version", "deprecated", "replacement", "test"}
+               "inline", "version", "deprecated", "replacement", "test", "select", "sizes",
+               "algorithms"}
 
 _PARAM_RE = re.compile(r"^(?P<ctype>.*?)\b(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<kind>\w+)$")
 
@@ -81,11 +88,13 @@ def load_types(spec_dir):
             raise TableError(file, name or "(type)", "needs name, c and a class in " + str(sorted(TYPE_CLASSES)))
         if name in types:
             raise TableError(file, name, "type listed twice")
-        types[name] = CType(name, t["c"], t["class"], bool(t.get("generic", False)))
+        types[name] = CType(name, t["c"], t["class"], bool(t.get("generic", False)), t.get("guard"))
     tables = raw.get("tables", {})
     for tname, members in tables.items():
         _types(file, f"tables.{tname}", members, tables, types)
-    sizes = raw.get("sizes", {}).get("rma", [])
+    sizes = raw.get("sizes", {})
+    if "rma" not in sizes:
+        raise TableError(file, "sizes", "needs the rma list")
     return types, tables, sizes
 
 
@@ -106,6 +115,15 @@ def load_constants(spec_dir):
         consts.append(const)
         seen[name] = const
     return consts
+
+
+def _algorithms(file, entry, row):
+    """{ENV_VARIABLE: [value, ...]}: the generated test runs once per value."""
+    algs = row.get("algorithms", {})
+    for var, values in algs.items():
+        if not var.startswith("SHMEM_") or not values or not all(isinstance(v, str) for v in values):
+            raise TableError(file, entry, f"algorithms: {var} needs a SHMEM_ name and a list of values")
+    return algs
 
 
 def _check_keys(file, entry, row, allowed):
@@ -130,10 +148,11 @@ def _routine(file, chapter, row):
                  test=row["test"], ctx=bool(row.get("ctx")), body=body,
                  noreturn=bool(row.get("noreturn")), variadic=bool(row.get("variadic")),
                  aliases=list(row.get("aliases", [])), deprecated=row.get("deprecated"),
-                 replacement=row.get("replacement"))
+                 replacement=row.get("replacement"), generic=row.get("generic"),
+                 algorithms=_algorithms(file, name, row))
 
 
-def _family(file, chapter, row, types, tables):
+def _family(file, chapter, row, types, tables, sizes):
     name = row.get("name", "(family)")
     _check_keys(file, name, row, FAMILY_KEYS)
     e = Entry(file=file, chapter=chapter, name=name, typed=True, returns=row["returns"],
@@ -145,10 +164,17 @@ def _family(file, chapter, row, types, tables):
               op=row.get("op"), operand=row.get("operand"), mode=row.get("mode"),
               blocking=bool(row.get("blocking", True)), cmp=row.get("cmp"),
               inline=row.get("inline"), deprecated=row.get("deprecated"),
-              replacement=row.get("replacement"))
-    if not e.pattern or not e.types:
-        raise TableError(file, name, "a family needs a typed pattern and types")
-    if "{T}" not in e.pattern and len(e.types) + len(e.deprecated_types) != 1:
+              replacement=row.get("replacement"), select=row.get("select"),
+              algorithms=_algorithms(file, name, row))
+    size_list = row.get("sizes", "rma")
+    if size_list not in sizes:
+        raise TableError(file, name, f"unknown sizes list {size_list!r}")
+    e.sizes = sizes[size_list]
+    if not (e.pattern and e.types) and not e.sized:
+        raise TableError(file, name, "a family needs a typed pattern with types, or a sized pattern")
+    if bool(e.pattern) != bool(e.types):
+        raise TableError(file, name, "a typed pattern and types go together")
+    if e.pattern and "{T}" not in e.pattern and len(e.types) + len(e.deprecated_types) != 1:
         raise TableError(file, name, "a pattern without {T} must range over exactly one type")
     if e.sized and "{S}" not in e.sized:
         raise TableError(file, name, "sized pattern lacks {S}")
@@ -164,16 +190,22 @@ def _family(file, chapter, row, types, tables):
             raise TableError(file, name, f"AMOs cannot range over {bad}")
     if e.kernel == "wait" and e.mode not in WAIT_MODES:
         raise TableError(file, name, f"mode {e.mode!r} is not one of {sorted(WAIT_MODES)}")
+    if e.kernel == "scan" and e.mode not in SCAN_MODES:
+        raise TableError(file, name, f"mode {e.mode!r} is not one of {sorted(SCAN_MODES)}")
+    if e.kernel in ("reduce", "reduce_as") and e.op not in REDUCE_OPS:
+        raise TableError(file, name, f"op {e.op!r} is not one of {sorted(REDUCE_OPS)}")
+    if e.select and e.select not in [p.name for p in e.params]:
+        raise TableError(file, name, f"select names no parameter: {e.select!r}")
     if e.inline and e.inline not in INLINES:
         raise TableError(file, name, f"inline {e.inline!r} is not one of {sorted(INLINES)}")
-    if e.ctx and not e.pattern.startswith("shmem_"):
+    if e.ctx and not (e.pattern or e.sized).startswith("shmem_"):
         raise TableError(file, name, "ctx forms need a name starting with shmem_")
     if e.generic and not e.params:
         raise TableError(file, name, "a generic needs a first parameter to select on")
     return e
 
 
-def load_entries(spec_dir, types, tables):
+def load_entries(spec_dir, types, tables, sizes):
     entries, chapters = [], []
     for stem in CHAPTER_FILES:
         file = stem + ".toml"
@@ -185,5 +217,5 @@ def load_entries(spec_dir, types, tables):
         for row in raw.get("routine", []):
             entries.append(_routine(file, chapter, row))
         for row in raw.get("family", []):
-            entries.append(_family(file, chapter, row, types, tables))
+            entries.append(_family(file, chapter, row, types, tables, sizes))
     return chapters, entries

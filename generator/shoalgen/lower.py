@@ -1,9 +1,14 @@
 """How each routine reaches the core: argument checks from parameter kinds,
 then one kernel call chosen by the entry's `kernel` (or `body`) field."""
 
-DT_CLASS = {"sint": "SHMEMI_DT_SINT", "uint": "SHMEMI_DT_UINT", "float": "SHMEMI_DT_FLOAT"}
+DT_CLASS = {"sint": "SHMEMI_DT_SINT", "uint": "SHMEMI_DT_UINT", "float": "SHMEMI_DT_FLOAT",
+            "complex": "SHMEMI_DT_COMPLEX",
+            # plain char is signed or not as the platform decides
+            "char": "((char)-1 < 0 ? SHMEMI_DT_SINT : SHMEMI_DT_UINT)"}
 POINTER_KINDS = {"sym_dest", "sym_src", "local_dest", "local_src", "ivar", "ivars", "fetch"}
-SYMMETRIC_KINDS = {"sym_dest", "sym_src", "ivar", "ivars"}
+SYMMETRIC_KINDS = {"sym_dest", "sym_src", "ivar", "ivars", "sig_addr", "psync", "pwrk"}
+# Kernels whose symmetric arguments span count elements (others: one element).
+SPANNING_KERNELS = {"rma", "wait", "put_signal", "coll", "reduce", "scan", "coll_as", "reduce_as"}
 
 
 def _by_kind(r, kind):
@@ -38,7 +43,7 @@ def checks(r):
     if r.is_ctx:
         out.append(f"shmemi_check_ctx({R}, ctx);")
     count = _one(r, "count")
-    strided = r.entry.kernel == "strided"
+    spans = r.entry.kernel in SPANNING_KERNELS and not _by_kind(r, "stride")
     for p in r.params:
         if p.kind == "pe":
             out.append(f"shmemi_check_pe({R}, {_ctx(r)}, {p.name});")
@@ -46,8 +51,8 @@ def checks(r):
             out.append(f"shmemi_check_cmp({R}, {p.name});")
         elif p.kind in SYMMETRIC_KINDS:
             length = _elem(r, p)
-            if count and not strided:
-                length = f"{count} * {length}"
+            if count and spans and p.kind in ("sym_dest", "sym_src", "ivars"):
+                length = f"(size_t){count} * {length}"
             debug.append(f'shmemi_check_symmetric({R}, "{p.name}", {p.name}, {length});')
             if r.entry.kernel in ("amo", "wait"):
                 debug.append(f'shmemi_check_aligned({R}, "{p.name}", {p.name}, {_elem(r, p)});')
@@ -135,7 +140,62 @@ def _wait(r):
     return [f"return ({r.returns}){call};"]
 
 
-KERNEL_BODIES = {"rma": _rma, "p": _p, "g": _g, "strided": _strided, "amo": _amo, "wait": _wait}
+def _put_signal(r):
+    ptrs = [p.name for p in r.params if p.kind in POINTER_KINDS]
+    sig = _one(r, "sig_addr")
+    value = next(p.name for p in r.params if p.kind == "plain")
+    return [f"shmemi_put_signal({_ctx(r)}, {ptrs[0]}, {ptrs[1]}, {_one(r, 'count')} * {r.elem}, "
+            f"{sig}, {value}, {_one(r, 'sig_op')}, {_one(r, 'pe')}, {int(not r.entry.blocking)}, "
+            f"{_routine_str(r)});"]
+
+
+def _coll_args(r):
+    """dest, source, then either a byte count or (strides, element size, count)."""
+    ptrs = [p.name for p in r.params if p.kind in POINTER_KINDS]
+    strides = [p.name for p in _by_kind(r, "stride")]
+    n = _one(r, "count")
+    if strides:
+        sizes = [*strides, r.elem, n]
+    else:
+        sizes = [f"{n} * {r.elem}"]
+    root = [_one(r, "root")] if _one(r, "root") else []
+    return ptrs[:2] + sizes + root
+
+
+def _coll(r):
+    args = [_one(r, "team")] + _coll_args(r) + [_routine_str(r)]
+    return [f"return {r.entry.core}({', '.join(args)});"]
+
+
+def _coll_as(r):
+    active = [p.name for p in _by_kind(r, "active")]
+    args = _coll_args(r) + active + [_one(r, "psync"), _routine_str(r)]
+    return [f"{r.entry.core}({', '.join(args)});"]
+
+
+def _reduce(r):
+    return [f"return shmemi_reduce({_one(r, 'team')}, SHMEMI_OP_{r.entry.op}, {_dtype(r)}, dest, source, "
+            f"{_one(r, 'count')}, {_routine_str(r)});"]
+
+
+def _scan(r):
+    exclusive = int(r.entry.mode == "exclusive")
+    return [f"return shmemi_scan({_one(r, 'team')}, {exclusive}, {_dtype(r)}, dest, source, "
+            f"{_one(r, 'count')}, {_routine_str(r)});"]
+
+
+def _reduce_as(r):
+    active = ", ".join(p.name for p in _by_kind(r, "active"))
+    n = _one(r, "count")
+    return [f"if ({n} < 0)",
+            f'    shmemi_fatal({_routine_str(r)}, "nreduce %d is negative", {n});',
+            f"shmemi_reduce_as(SHMEMI_OP_{r.entry.op}, {_dtype(r)}, dest, source, (size_t){n}, {active}, "
+            f"{_one(r, 'pwrk')}, {_one(r, 'psync')}, {_routine_str(r)});"]
+
+
+KERNEL_BODIES = {"rma": _rma, "p": _p, "g": _g, "strided": _strided, "amo": _amo, "wait": _wait,
+                 "put_signal": _put_signal, "coll": _coll, "coll_as": _coll_as, "reduce": _reduce,
+                 "scan": _scan, "reduce_as": _reduce_as}
 UNTYPED_BODIES = {"forward": _forward, "noop": _noop}
 
 

@@ -9,6 +9,7 @@ class CType:
     c: str             # C spelling (long long)
     cls: str           # sint | uint | float | char | complex
     generic: bool      # a standard C type: may appear in a flat _Generic
+    guard: Optional[str] = None   # preprocessor condition for declarations using it
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,9 @@ class Entry:
     inline: Optional[str] = None
     deprecated: Optional[str] = None
     replacement: Optional[str] = None
+    select: Optional[str] = None   # generic selects on this parameter (default: first)
+    algorithms: dict = field(default_factory=dict)   # env variable -> values to test
+    sizes: list = field(default_factory=list)
 
 
 @dataclass
@@ -95,6 +99,10 @@ class Routine:
     variadic: bool = False
     body: list = field(default_factory=list)     # C statements (lower.py)
     inline: list = field(default_factory=list)   # inline fast path body, if any
+
+    @property
+    def guard(self) -> Optional[str]:
+        return self.ctype.guard if self.ctype else None
 
     @property
     def pname(self) -> str:
@@ -125,6 +133,8 @@ class GenericVariant:
     params: list               # parameter names, in order
     flat: list                 # [Association] over standard C types
     chained: list              # [Association] over typedef'd types
+    select: str = ""           # the parameter selected on
+    direct: Optional[str] = None   # untyped generics: the routine this arity calls
 
 
 @dataclass
@@ -148,7 +158,7 @@ class TestUnit:
 class Api:
     types: dict
     tables: dict
-    sizes: list
+    sizes: dict
     constants: list
     chapters: list             # chapter names, in spec file order
     entries: list

@@ -13,7 +13,7 @@ from .model import Api
 def load_api(spec_dir):
     types, tables, sizes = load_types(spec_dir)
     constants = load_constants(spec_dir)
-    chapters, entries = load_entries(spec_dir, types, tables)
+    chapters, entries = load_entries(spec_dir, types, tables, sizes)
     api = Api(types=types, tables=tables, sizes=sizes, constants=constants,
               chapters=chapters, entries=entries)
     expand_routines(api)
@@ -57,6 +57,14 @@ def _write(path, text):
         f.write(text)
 
 
+def _algorithm_runs(unit):
+    runs = []
+    for e in unit.entries:
+        for var, values in e.algorithms.items():
+            runs += [(var, v) for v in values if (var, v) not in runs]
+    return runs
+
+
 def emit(api, template_dir, what, outdir):
     env = _env(template_dir)
     os.makedirs(outdir, exist_ok=True)
@@ -83,5 +91,18 @@ def emit(api, template_dir, what, outdir):
             # inline fast paths off and the costly argument checks on).
             manifest.append({"name": f"{unit.name}/debug", "exe": f"test_{unit.name}",
                              "npes": unit.npes[:1], "timeout": 120, "env": {"SHMEM_DEBUG": "1"}})
+            # Each algorithm the table names, forced, at a non-power-of-two
+            # PE count and oversubscribed.
+            for var, value in _algorithm_runs(unit):
+                manifest.append({"name": f"{unit.name}/{value}", "exe": f"test_{unit.name}",
+                                 "npes": [n for n in unit.npes if n >= 3], "timeout": 120,
+                                 "env": {var: value}})
         _write(os.path.join(outdir, "manifest.json"),
                json.dumps({"tests": manifest}, indent=1) + "\n")
+
+
+def emit_fortran(api, spec_dir, template_dir, what, outdir, sizes_text):
+    """The Fortran binding (spec/fortran.toml, templates/fortran/)."""
+    from . import fortran
+    fapi = fortran.load_fortran(spec_dir, api, fortran.parse_sizes(sizes_text))
+    fortran.emit(fapi, _env(template_dir), what, outdir, _write)

@@ -26,6 +26,10 @@ void shmemi_boot_put(const char *key, const void *data, size_t len, const char *
 void shmemi_boot_exchange(const char *routine);
 void shmemi_boot_get(int pe, const char *key, void *data, size_t len, const char *routine);
 
+/* SHMEM_VIRTUAL_NODES: keep in local_pes only the PEs of this PE's
+ * group among k contiguous groups (k <= 1: no change). */
+void shmemi_boot_virtual_nodes(struct shmemi_boot_info *bi, long k);
+
 /* End every PE of the job with `status`. Returns only if there is no
  * launcher to ask (the caller then exits by itself). */
 void shmemi_boot_abort(int status, const char *msg);

@@ -1,40 +1,62 @@
 /*
- * coll/barrier.c — dissemination barrier: in round r, team PE i signals
- * PE i + 2^r and waits for PE i - 2^r, so ceil(log2 N) rounds for any N.
+ * coll/barrier.c — barriers over groups.
  *
- * Each (team, round) flag of a PE has exactly one writer, which stores
- * the team's barrier count (epoch). Counts only grow, so flags are never
- * reset, and waiting for "flag >= epoch" is right even when a fast peer
- * has already moved on to the next barrier: it cannot get two ahead,
- * since finishing one barrier needs every member to have arrived.
+ * dissemination: in round r, rank i signals rank i + 2^r and waits for
+ *   rank i - 2^r, so ceil(log2 N) rounds for any N; every round's flag has
+ *   one writer (the default: the fewest sequential steps).
+ * tree: arrivals gathered up a k-nomial tree rooted at rank 0, release
+ *   sent back down; 2*log_K(N) steps but only N-1 signals per direction
+ *   (fewer messages for the network path).
  */
-#include <stdatomic.h>
-
+#include "coll/algo.h"
 #include "coll/barrier.h"
-#include "comm/backoff.h"
-#include "memory/ctrl.h"
-#include "team/team.h"
-#include "transport/transport.h"
+#include "coll/tree.h"
+#include "runtime/env.h"
 
-void shmemi_barrier_team(struct shmemi_team *t)
+static void dissemination(struct shmemi_group *g)
 {
-    struct shmemi_ctrl *ctrl = (struct shmemi_ctrl *)shmemi_world.seg_base[SHMEMI_SEG_CTRL];
-    uint64_t epoch = ++t->barrier_epoch;
-    int n = t->size, me = t->my_pe;
+    for (int r = 0, d = 1; d < g->n; r++, d <<= 1) {
+        shmemi_grp_signal(g, shmemi_grp_bar(g, r), (g->me + d) % g->n, 1);
+        shmemi_grp_wait(g, shmemi_grp_bar(g, r), 1);
+    }
+}
 
+static void tree(struct shmemi_group *g)
+{
+    struct shmemi_tree tr;
+
+    shmemi_tree_of(g, 0, &tr);
+    SHMEMI_TREE_CHILDREN(g, &tr, child, r, j) {
+        (void)child;
+        shmemi_grp_wait(g, shmemi_grp_up(g, (int)r, j), 1);
+    }
+    if (tr.parent >= 0) {
+        shmemi_grp_signal(g, shmemi_grp_up(g, tr.up_r, tr.up_j), tr.parent, 1);
+        shmemi_grp_wait(g, shmemi_grp_down(g, tr.up_r, tr.up_j), 1);
+    }
+    SHMEMI_TREE_CHILDREN(g, &tr, child, r, j)
+        shmemi_grp_signal(g, shmemi_grp_down(g, (int)r, j), child, 1);
+}
+
+void shmemi_grp_barrier(struct shmemi_group *g)
+{
     /* Our stores before the barrier must be visible to whoever our signal
      * releases (the signal is a seq_cst AMO, but memcpy may have used
      * weakly ordered stores). */
-    atomic_thread_fence(memory_order_seq_cst);
-    for (int r = 0, d = 1; d < n; r++, d <<= 1) {
-        int to = shmemi_team_world_pe(t, (me + d) % n);
-        uint64_t *flag = &ctrl->barrier[t->barrier_slot][r].v;
-        size_t off = (size_t)((char *)flag - (char *)ctrl); /* same slot on the peer */
-        unsigned spins = 0;
+    shmemi_grp_release();
+    shmemi_grp_phase(g);
+    if (g->n == 1)
+        return;
+    if (shmemi_settings.barrier_alg == SHMEMI_ALG_TREE)
+        tree(g);
+    else
+        dissemination(g);
+}
 
-        shmemi_world.tp[to]->amo(to, SHMEMI_SEG_CTRL, off, SHMEMI_AMO_SET, SHMEMI_DT(SHMEMI_DT_UINT, 8),
-                                 &epoch, NULL, NULL, "shmem_barrier");
-        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < epoch)
-            shmemi_backoff(&spins);
-    }
+void shmemi_barrier_team(struct shmemi_team *t)
+{
+    struct shmemi_group g;
+
+    shmemi_grp_team(&g, t, "shmem_barrier");
+    shmemi_grp_barrier(&g);
 }

@@ -4,9 +4,6 @@
 #ifndef SHMEMI_BARRIER_H
 #define SHMEMI_BARRIER_H
 
-#define SHMEMI_BARRIER_SLOT_WORLD 0
-#define SHMEMI_BARRIER_SLOT_SHARED 1
-
 struct shmemi_team;
 
 /* Synchronise the team's members; orders memory (what any member stored

@@ -1,8 +1,8 @@
 /*
- * comm/amo.c — AMO kernels. Every PE in this slice is node-local, so CPU
- * atomics are the job's single atomicity domain (DESIGN §2); the
- * transport performs the operation, this file checks what the datatype
- * allows.
+ * comm/amo.c — AMO kernels. The transport performs the operation in the
+ * job's one atomicity domain (CPU atomics when shared memory serves every
+ * peer, the provider's otherwise: transport/select.c, docs/design.md);
+ * this file checks what the datatype allows.
  */
 #include "comm/target.h"
 #include "memory/addr.h"
@@ -29,13 +29,18 @@ void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, int dtype, void *dest, c
 
     check_dtype(dtype, op, routine);
     seg = shmemi_sym_ref(routine, "dest", dest, SHMEMI_DT_SIZE(dtype), &off);
-    shmemi_world.tp[wpe]->amo(wpe, seg, off, op, dtype, value, cond, fetch, routine);
+    shmemi_tp_amo(ctx, wpe, seg, off, op, dtype, value, cond, fetch, 0, routine);
 }
 
-/* The fetched value may land as late as the next quiet; landing now is
- * the simplest way to honour that. */
+/* The fetched value may land as late as the next quiet; the transport
+ * decides (landing now is always allowed). */
 void shmemi_amo_nbi(shmem_ctx_t ctx, enum shmemi_amo_op op, int dtype, void *dest, const void *value,
                     const void *cond, void *fetch, int pe, const char *routine)
 {
-    shmemi_amo(ctx, op, dtype, dest, value, cond, fetch, pe, routine);
+    int wpe = shmemi_target_pe(ctx, pe, routine), seg;
+    size_t off;
+
+    check_dtype(dtype, op, routine);
+    seg = shmemi_sym_ref(routine, "dest", dest, SHMEMI_DT_SIZE(dtype), &off);
+    shmemi_tp_amo(ctx, wpe, seg, off, op, dtype, value, cond, fetch, 1, routine);
 }

@@ -19,9 +19,15 @@ static inline void shmemi_cpu_relax(void)
 #endif
 }
 
-/* Call once per unsatisfied poll; *spins starts at 0. */
+void shmemi_transport_progress(void);
+
+/* Call once per unsatisfied poll; *spins starts at 0. A manual-progress
+ * network path is driven from here, so every wait loop serves the
+ * traffic it may be waiting for. */
 static inline void shmemi_backoff(unsigned *spins)
 {
+    if (shmemi_world.net_progress)
+        shmemi_transport_progress();
     if (*spins >= shmemi_world.spin_limit) {
         sched_yield();
         return;

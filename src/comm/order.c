@@ -1,19 +1,17 @@
 /*
- * comm/order.c — fence and quiet. Contexts share the transports, so
- * ordering one context orders them all: stronger than required, never
- * weaker.
+ * comm/order.c — fence and quiet, per context: the network path keeps
+ * completion state per context; shm has none (its fence is a memory
+ * fence, which orders every context: stronger than required).
  */
 #include "runtime/api.h"
 #include "transport/transport.h"
 
 void shmemi_fence(shmem_ctx_t ctx)
 {
-    (void)ctx;
-    shmemi_transport_fence_all();
+    shmemi_transport_fence_ctx(ctx);
 }
 
 void shmemi_quiet(shmem_ctx_t ctx)
 {
-    (void)ctx;
-    shmemi_transport_quiet_all();
+    shmemi_transport_quiet_ctx(ctx);
 }

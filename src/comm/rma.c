@@ -1,7 +1,7 @@
 /*
- * comm/rma.c — put/get kernels. On every path in this slice a transfer is
- * complete when the transport returns, so the nbi forms share the
- * blocking code; quiet still fences, for the weakly ordered stores.
+ * comm/rma.c — put/get kernels. The shm path completes every transfer at
+ * once; the network path may leave nbi transfers in flight until the
+ * context's quiet (transport/transport.h: the ctx_ forms).
  */
 #include <string.h>
 
@@ -17,7 +17,7 @@ void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int
     if (!nbytes)
         return;
     seg = shmemi_sym_ref(routine, "dest", dest, nbytes, &off);
-    shmemi_world.tp[wpe]->put(wpe, seg, off, src, nbytes, routine);
+    shmemi_tp_put(ctx, wpe, seg, off, src, nbytes, 0, routine);
 }
 
 void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *routine)
@@ -28,17 +28,29 @@ void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int
     if (!nbytes)
         return;
     seg = shmemi_sym_ref(routine, "source", src, nbytes, &off);
-    shmemi_world.tp[wpe]->get(dest, wpe, seg, off, nbytes, routine);
+    shmemi_tp_get(ctx, dest, wpe, seg, off, nbytes, 0, routine);
 }
 
 void shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *routine)
 {
-    shmemi_put(ctx, dest, src, nbytes, pe, routine);
+    int wpe = shmemi_target_pe(ctx, pe, routine), seg;
+    size_t off;
+
+    if (!nbytes)
+        return;
+    seg = shmemi_sym_ref(routine, "dest", dest, nbytes, &off);
+    shmemi_tp_put(ctx, wpe, seg, off, src, nbytes, 1, routine);
 }
 
 void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *routine)
 {
-    shmemi_get(ctx, dest, src, nbytes, pe, routine);
+    int wpe = shmemi_target_pe(ctx, pe, routine), seg;
+    size_t off;
+
+    if (!nbytes)
+        return;
+    seg = shmemi_sym_ref(routine, "source", src, nbytes, &off);
+    shmemi_tp_get(ctx, dest, wpe, seg, off, nbytes, 1, routine);
 }
 
 /* Byte extent [lo, hi) of nblocks blocks of `bytes`, `stride` bytes apart. */
@@ -65,7 +77,9 @@ static void strided(shmem_ctx_t ctx, int is_put, char *sym, char *loc, ptrdiff_t
     strided_extent(sstep, nblocks, bytes, &lo, &hi);
     seg = shmemi_sym_ref(routine, is_put ? "dest" : "source", sym + lo, (size_t)(hi - lo), &off);
     off -= (size_t)lo;
-    remote = tp->ptr(wpe, seg, off);
+    /* Load/store only where the transport is load/store (not ofi, whose
+     * ptr may still name a mapped local peer). */
+    remote = tp->ctx_put ? NULL : tp->ptr(wpe, seg, off);
     for (size_t k = 0; k < nblocks; k++) {
         ptrdiff_t so = sstep * (ptrdiff_t)k;
         char *l = loc + lstep * (ptrdiff_t)k;
@@ -75,10 +89,13 @@ static void strided(shmem_ctx_t ctx, int is_put, char *sym, char *loc, ptrdiff_t
         else if (remote)
             memcpy(l, remote + so, bytes);
         else if (is_put)
-            tp->put(wpe, seg, off + (size_t)so, l, bytes, routine);
+            shmemi_tp_put(ctx, wpe, seg, off + (size_t)so, l, bytes, 1, routine);
         else
-            tp->get(l, wpe, seg, off + (size_t)so, bytes, routine);
+            shmemi_tp_get(ctx, l, wpe, seg, off + (size_t)so, bytes, 1, routine);
     }
+    /* Blocks went out together; the call is blocking, so complete them. */
+    if (!remote && tp->ctx_quiet)
+        tp->ctx_quiet(ctx);
 }
 
 void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,

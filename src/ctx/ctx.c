@@ -15,22 +15,27 @@ __attribute__((visibility("default"))) struct shmemi_ctx shmemi_ctx_default = {
 
 #define KNOWN_OPTIONS (SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)
 
-int shmemi_ctx_create(long options, shmem_ctx_t *ctx)
+int shmemi_ctx_new(struct shmemi_team *team, long options, shmem_ctx_t *ctx, const char *routine)
 {
     struct shmemi_ctx *c;
 
-    shmemi_check_init("shmem_ctx_create");
+    shmemi_check_init(routine);
     if (!ctx)
-        shmemi_fatal("shmem_ctx_create", "ctx is NULL");
+        shmemi_fatal(routine, "ctx is NULL");
     *ctx = SHMEM_CTX_INVALID;
     if (options & ~KNOWN_OPTIONS)
         return 1;
     c = malloc(sizeof *c);
     if (!c)
         return 1;
-    *c = (struct shmemi_ctx){.magic = SHMEMI_CTX_MAGIC, .options = options, .team = &shmemi_team_world};
+    *c = (struct shmemi_ctx){.magic = SHMEMI_CTX_MAGIC, .options = options, .team = team};
     *ctx = c;
     return 0;
+}
+
+int shmemi_ctx_create(long options, shmem_ctx_t *ctx)
+{
+    return shmemi_ctx_new(&shmemi_team_world, options, ctx, "shmem_ctx_create");
 }
 
 void shmemi_ctx_destroy(shmem_ctx_t ctx)
@@ -41,6 +46,7 @@ void shmemi_ctx_destroy(shmem_ctx_t ctx)
         shmemi_fatal("shmem_ctx_destroy", "SHMEM_CTX_DEFAULT cannot be destroyed");
     shmemi_check_ctx("shmem_ctx_destroy", ctx);
     shmemi_quiet(ctx);
+    shmemi_team_unlink_ctx(ctx);
     ctx->magic = 0;
     free(ctx);
 }

@@ -18,6 +18,16 @@ struct shmemi_ctx {
     uint32_t magic;        /* cleared on destroy: catches stale handles */
     long options;          /* SHMEM_CTX_PRIVATE | SERIALIZED | NOSTORE */
     struct shmemi_team *team;
+    struct shmemi_ctx *team_next; /* on team->ctxs when made by shmem_team_create_ctx */
+    /* 1.6 sessions: hints only, recorded for a later batching path. */
+    int in_session;
+    long session_options;      /* SHMEM_CTX_SESSION_BATCH... (ORed over starts) */
+    size_t session_total_ops;  /* 0: not given */
 };
+
+/* A new context on `team` (shmem_ctx_create: the world team). */
+int shmemi_ctx_new(struct shmemi_team *team, long options, shmem_ctx_t *ctx, const char *routine);
+/* Take a context off its team's list (team/split.c). */
+void shmemi_team_unlink_ctx(struct shmemi_ctx *ctx);
 
 #endif /* SHMEMI_CTX_H */

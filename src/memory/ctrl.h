@@ -21,6 +21,9 @@ struct shmemi_flag {
 
 struct shmemi_ctrl {
     struct shmemi_flag barrier[SHMEMI_BARRIER_SLOTS][SHMEMI_MAX_ROUNDS];
+    /* Network path: lock of the software AMO path (0 free, else holder
+     * PE + 1), taken with the provider's 64-bit cswap (transport/ofi_amo.c). */
+    struct shmemi_flag amo_lock;
 };
 
 _Static_assert(sizeof(struct shmemi_ctrl) <= SHMEMI_CTRL_SIZE, "control region overflows");

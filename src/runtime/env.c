@@ -15,6 +15,8 @@
 struct shmemi_settings shmemi_settings = {
     .symmetric_size = (size_t)256 << 20,
     .spin = -1,
+    .progress_thread = -1,
+    .team_pool_size = (size_t)4 << 20,
 };
 
 typedef int (*env_parser)(const char *text, void *field);
@@ -64,6 +66,82 @@ static int parse_spin(const char *text, void *field)
     return 0;
 }
 
+static int parse_transport(const char *text, void *field)
+{
+    static const char *const names[] = {"auto", "shm", "ofi"};
+
+    for (int i = 0; i < 3; i++)
+        if (!strcasecmp(text, names[i])) {
+            *(int *)field = i; /* SHMEMI_PATH_* in this order */
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_word(const char *text, void *field)
+{
+    size_t n = strlen(text);
+
+    if (n >= sizeof ((struct shmemi_settings *)0)->ofi_provider || strchr(text, ' '))
+        return -1;
+    memcpy(field, text, n + 1);
+    return 0;
+}
+
+static int parse_count(const char *text, void *field)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 0)
+        return -1;
+    *(long *)field = v;
+    return 0;
+}
+
+static int parse_ofi_atomics(const char *text, void *field)
+{
+    if (strcasecmp(text, "auto") && strcasecmp(text, "software"))
+        return -1;
+    *(int *)field = !strcasecmp(text, "software");
+    return 0;
+}
+
+static int parse_auto_flag(const char *text, void *field)
+{
+    if (!strcasecmp(text, "auto")) {
+        *(int *)field = -1;
+        return 0;
+    }
+    return parse_flag(text, field);
+}
+
+/* Collective algorithm names; the index is the SHMEMI_ALG_* value
+ * (coll/algo.h), 0 being auto. */
+static const char *const alg_names[] = {"auto", "dissemination", "tree", "knomial", "pipelined", "direct",
+                                        "ring", "pairwise", "push", "recursive_doubling", "reduce_scatter",
+                                        "linear"};
+
+static int parse_alg(const char *text, void *field, unsigned allowed)
+{
+    for (unsigned i = 0; i < sizeof alg_names / sizeof alg_names[0]; i++)
+        if ((i == 0 || (allowed >> i & 1)) && !strcasecmp(text, alg_names[i])) {
+            *(int *)field = (int)i;
+            return 0;
+        }
+    return -1;
+}
+
+#define ALG_BIT(i) (1u << (i))
+static int parse_barrier_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(1) | ALG_BIT(2)); }
+static int parse_bcast_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(3) | ALG_BIT(4)); }
+static int parse_collect_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(5) | ALG_BIT(6)); }
+static int parse_alltoall_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(7) | ALG_BIT(8)); }
+static int parse_reduce_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(9) | ALG_BIT(10)); }
+static int parse_scan_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(5) | ALG_BIT(11)); }
+
 #define FIELD(f) offsetof(struct shmemi_settings, f)
 #define FLAG_FORMS "any value turns it on, except empty, 0, no, n, off, false"
 
@@ -82,6 +160,41 @@ static const struct env_var env_table[] = {
     {"SHMEM_SPIN_COUNT", NULL, "auto", parse_spin, FIELD(spin), "auto or a non-negative integer",
      "pause iterations before a waiting PE yields the CPU (auto: 1000, or 0 when node-local PEs "
      "outnumber cores)"},
+    {"SHMEM_TRANSPORT", NULL, "auto", parse_transport, FIELD(transport), "auto, shm or ofi",
+     "path to peers: auto (node-local peers by shared memory, others by libfabric), shm (one node, "
+     "no libfabric), ofi (every peer, this PE included, through libfabric)"},
+    {"SHMEM_OFI_PROVIDER", NULL, "", parse_word, FIELD(ofi_provider), "a libfabric provider name",
+     "libfabric provider for the network path, e.g. tcp, shm, sockets (empty: the first usable one "
+     "that fi_getinfo offers, after libfabric's own FI_PROVIDER filter; udp;ofi_rxd is never chosen)"},
+    {"SHMEM_VIRTUAL_NODES", NULL, "0", parse_count, FIELD(virtual_nodes), "a non-negative integer",
+     "split the PEs into this many contiguous groups treated as separate nodes: shared memory only "
+     "inside a group, libfabric between groups, SHMEM_TEAM_SHARED is the group (0 or 1: off)"},
+    {"SHMEM_PROGRESS_THREAD", NULL, "auto", parse_auto_flag, FIELD(progress_thread),
+     "auto or a flag (" FLAG_FORMS ")",
+     "a thread that drives libfabric progress, so a PE computing without calling the library still "
+     "serves remote puts, gets and atomics (auto: on when the provider has manual data progress)"},
+    {"SHMEM_OFI_ATOMICS", NULL, "auto", parse_ofi_atomics, FIELD(ofi_soft_amo), "auto or software",
+     "network-path AMOs: auto (the provider's atomics for every type it fully supports, the locked "
+     "software path for the others), software (the locked software path for every type; for testing)"},
+    {"SHMEM_TEAM_POOL_SIZE", NULL, "4M", parse_size_field, FIELD(team_pool_size),
+     "a size like SHMEM_SYMMETRIC_SIZE's",
+     "symmetric space per PE, beside the heap, for the sync blocks of teams; a team of N PEs takes "
+     "64 * (3*ceil(log2 N) + 6*ceil(log4 N) + 8) bytes of it (pages are used only when touched)"},
+    {"SHMEM_BARRIER_ALGORITHM", NULL, "auto", parse_barrier_alg, FIELD(barrier_alg),
+     "auto, dissemination or tree", "barrier and sync (auto: dissemination)"},
+    {"SHMEM_BCAST_ALGORITHM", NULL, "auto", parse_bcast_alg, FIELD(bcast_alg), "auto, knomial or pipelined",
+     "broadcast (auto: k-nomial tree below 512 KiB, pipelined chain from there)"},
+    {"SHMEM_COLLECT_ALGORITHM", NULL, "auto", parse_collect_alg, FIELD(collect_alg), "auto, direct or ring",
+     "collect and fcollect (auto: direct reads when every member is mapped here, or for an fcollect "
+     "result under 64 KiB; ring otherwise)"},
+    {"SHMEM_ALLTOALL_ALGORITHM", NULL, "auto", parse_alltoall_alg, FIELD(alltoall_alg),
+     "auto, pairwise or push",
+     "alltoall and alltoalls (auto: pairwise exchange reading mapped peers, push otherwise)"},
+    {"SHMEM_REDUCE_ALGORITHM", NULL, "auto", parse_reduce_alg, FIELD(reduce_alg),
+     "auto, recursive_doubling or reduce_scatter",
+     "reductions (auto: recursive doubling up to 2 KiB, reduce-scatter + allgather above)"},
+    {"SHMEM_SCAN_ALGORITHM", NULL, "auto", parse_scan_alg, FIELD(scan_alg), "auto, direct or linear",
+     "inscan/exscan (auto: direct)"},
 };
 
 #define ENV_COUNT (sizeof env_table / sizeof env_table[0])

@@ -15,7 +15,23 @@ struct shmemi_settings {
     int version;           /* SHMEM_VERSION */
     int info;              /* SHMEM_INFO */
     long spin;             /* SHMEM_SPIN_COUNT, -1 = auto */
+    int transport;         /* SHMEM_TRANSPORT: SHMEMI_PATH_* */
+    char ofi_provider[64]; /* SHMEM_OFI_PROVIDER, "" = auto */
+    long virtual_nodes;    /* SHMEM_VIRTUAL_NODES, 0/1 = off */
+    int progress_thread;   /* SHMEM_PROGRESS_THREAD: -1 auto, 0 off, 1 on */
+    int ofi_soft_amo;      /* SHMEM_OFI_ATOMICS=software */
+    size_t team_pool_size; /* SHMEM_TEAM_POOL_SIZE, bytes */
+    /* Collective algorithms (coll/algo.h: SHMEMI_ALG_*; 0 = auto). */
+    int barrier_alg;       /* SHMEM_BARRIER_ALGORITHM */
+    int bcast_alg;         /* SHMEM_BCAST_ALGORITHM */
+    int collect_alg;       /* SHMEM_COLLECT_ALGORITHM */
+    int alltoall_alg;      /* SHMEM_ALLTOALL_ALGORITHM */
+    int reduce_alg;        /* SHMEM_REDUCE_ALGORITHM */
+    int scan_alg;          /* SHMEM_SCAN_ALGORITHM */
 };
+
+/* SHMEM_TRANSPORT: which path reaches which peer. */
+enum { SHMEMI_PATH_AUTO, SHMEMI_PATH_SHM, SHMEMI_PATH_OFI };
 
 extern struct shmemi_settings shmemi_settings;
 

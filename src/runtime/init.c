@@ -62,15 +62,20 @@ static void world_up(const char *routine)
     w->singleton = bi->singleton;
     w->n_local = bi->n_local;
     shmemi_env_load(routine);
-    if (bi->n_local != bi->size)
-        shmemi_fatal(routine, "%d of the job's %d PEs run on other nodes, and the network path is not "
-                     "built yet: run every PE on one node", bi->size - bi->n_local, bi->size);
-    choose_wait_policy();
+    choose_wait_policy(); /* on the real node's PE count */
+    shmemi_boot_virtual_nodes(bi, shmemi_settings.virtual_nodes);
+    w->n_local = bi->n_local;
     shmemi_team_setup(bi, routine);
 
-    shmemi_heap_create(shmemi_settings.symmetric_size, routine);
-    if (shmemi_alloc_init(w->seg_size[SHMEMI_SEG_HEAP]) != 0)
+    /* The team pool (sync blocks of teams) sits after the user heap. */
+    shmemi_heap_create(shmemi_settings.symmetric_size + shmemi_team_pool_bytes(), routine);
+    if (shmemi_alloc_init(w->seg_size[SHMEMI_SEG_HEAP] - shmemi_team_pool_bytes()) != 0)
         shmemi_fatal(routine, "out of memory");
+    shmemi_team_pool_setup(w->seg_size[SHMEMI_SEG_HEAP] - shmemi_team_pool_bytes(), shmemi_team_pool_bytes(),
+                           routine);
+    /* Opens libfabric when some peer needs it; its card rides on the
+     * segment exchange's fence. */
+    shmemi_transport_prepare(bi, routine);
     shmemi_segments_exchange(bi, routine);
     shmemi_transport_select(routine);
     /* Once every PE has mapped every segment, the names can go. */
@@ -78,6 +83,7 @@ static void world_up(const char *routine)
     shmemi_segments_unlink();
     shmemi_segment_guard(0);
     shmemi_fast_fill();
+    shmemi_transport_start();
     print_banner();
 }
 

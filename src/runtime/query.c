@@ -30,8 +30,9 @@ int shmemi_addr_accessible(const void *addr, int pe)
     if (!shmemi_pe_accessible(pe))
         return 0;
     seg = shmemi_sym_lookup(addr, 1, &off);
-    /* Node-local: reachable exactly when mapped here. */
-    return seg >= 0 && shmemi_world.tp[pe]->ptr(pe, seg, off) != NULL;
+    /* Node-local: reachable exactly when mapped here; network: every
+     * symmetric address is registered. */
+    return seg >= 0 && (shmemi_world.tp[pe]->ctx_put || shmemi_world.tp[pe]->ptr(pe, seg, off) != NULL);
 }
 
 void *shmemi_ptr(const void *dest, int pe)

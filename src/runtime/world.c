@@ -25,9 +25,9 @@ void shmemi_fast_fill(void)
     f->heap_size = on ? w->seg_size[SHMEMI_SEG_HEAP] : 0;
     f->data_base = w->seg_base[SHMEMI_SEG_DATA];
     f->data_size = on ? w->seg_size[SHMEMI_SEG_DATA] : 0;
-    f->heap_peer = w->peer_base[SHMEMI_SEG_HEAP];
-    f->data_peer = w->peer_base[SHMEMI_SEG_DATA];
-    f->amo_local = 1; /* every PE is node-local in this slice */
+    f->heap_peer = w->fast_peer[0] ? w->fast_peer[0] : w->peer_base[SHMEMI_SEG_HEAP];
+    f->data_peer = w->fast_peer[1] ? w->fast_peer[1] : w->peer_base[SHMEMI_SEG_DATA];
+    f->amo_local = w->amo_local;
     f->debug = shmemi_settings.debug;
     f->n_pes = w->n_pes;
 }

@@ -44,6 +44,14 @@ struct shmemi_world {
     char **peer_base[SHMEMI_SEG_COUNT];
 
     const struct shmemi_transport **tp; /* [pe] the path chosen per peer */
+    /* The job's atomicity domain (docs/design.md): 1 when CPU atomics
+     * serve every AMO, 0 when the provider's atomics serve them all. */
+    int amo_local;
+    /* A manual-progress network path is in use: wait loops drive it. */
+    int net_progress;
+    /* [pe] peer heap/data mapped here AND reached by load/store (NULL for
+     * peers reached through libfabric): what the inline paths may use. */
+    char **fast_peer[2];
 };
 
 extern struct shmemi_world shmemi_world;

@@ -36,6 +36,9 @@ int main(void)
         CHECK(ctx != SHMEM_CTX_INVALID, "shmem_ctx_create(%ld) gave SHMEM_CTX_INVALID", options[o]);
         if (ret != 0 || ctx == SHMEM_CTX_INVALID)
             continue;
+        shmem_team_t team = SHMEM_TEAM_INVALID;
+        CHECK(shmem_ctx_get_team(ctx, &team) == 0 && team == SHMEM_TEAM_WORLD,
+              "shmem_ctx_get_team of a shmem_ctx_create context is not SHMEM_TEAM_WORLD");
 
         /* blocking put, nbi put, p, AMO — all on ctx, completed by ctx_quiet */
         for (int i = 0; i < LEN; i++)

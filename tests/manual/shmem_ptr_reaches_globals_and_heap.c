@@ -1,11 +1,13 @@
 /* All PEs of these tests share one node, so shmem_ptr must give a direct
  * load/store pointer to a global (static storage) array and to a heap array
- * on every PE.  Stores through those pointers are seen by the owner after a
+ * on every PE -- unless SHMEM_VIRTUAL_NODES splits the node: then PEs of
+ * other (virtual) nodes give NULL and are written with puts instead.  Stores through those pointers are seen by the owner after a
  * barrier; loads see the owner's values.  A stack (non-symmetric) address
  * gives NULL, and shmem_addr_accessible / shmem_pe_accessible agree. */
 #include "check.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #define LEN 256
 #define MAXPES 64
@@ -14,6 +16,19 @@ int global_table[LEN];              /* .bss, external linkage */
 static long static_words[LEN] = {1}; /* .data, internal linkage */
 
 static int gval(int writer, int owner) { return writer * 1000 + owner; }
+
+/* PE p is in this PE's (virtual) node: SHMEM_VIRTUAL_NODES=K makes K
+ * contiguous groups of PEs (PE p in group p*K/npes). */
+static int same_node(int me, int p, int npes)
+{
+    const char *v = getenv("SHMEM_VIRTUAL_NODES");
+    long k = v ? atol(v) : 0;
+    if (k <= 1)
+        return 1;
+    if (k > npes)
+        k = npes;
+    return (long)me * k / npes == (long)p * k / npes;
+}
 
 int main(void)
 {
@@ -39,6 +54,12 @@ int main(void)
         int *g = shmem_ptr(global_table, p);
         int *h = shmem_ptr(heap, p);
         long *s = shmem_ptr(static_words, p);
+        if (!same_node(me, p, npes)) {
+            CHECK(!g && !h && !s, "shmem_ptr to PE %d of another (virtual) node is not NULL", p);
+            shmem_int_p(&global_table[me], gval(me, p), p);
+            shmem_int_p(&heap[me], gval(me, p) + 7, p);
+            continue;
+        }
         CHECK(g != NULL, "shmem_ptr(global_table, %d) = NULL", p);
         CHECK(h != NULL, "shmem_ptr(heap, %d) = NULL", p);
         CHECK(s != NULL, "shmem_ptr(static_words, %d) = NULL", p);
@@ -77,6 +98,8 @@ int main(void)
     int *rg = shmem_ptr(global_table, right);
     if (rg)
         rg[LEN - 1] = 4242 + me;
+    else
+        shmem_int_p(&global_table[LEN - 1], 4242 + me, right);
     shmem_barrier_all();
     int left = (me - 1 + npes) % npes;
     CHECK(global_table[LEN - 1] == 4242 + left, "global_table[LEN-1] = %d, want %d",

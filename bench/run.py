@@ -1,0 +1,959 @@
+#!/usr/bin/env python3
+"""bench/run.py — build and run Shoal's benchmark suite in one command.
+
+    python3 bench/run.py [BUILD_DIR] [--quick] [--reps N] [--out DIR]
+                         [--shoal-build DIR] [--mode shm,ofi] [--no-peer]
+
+* Builds the benchmark programs (bench/*.c) twice: against Shoal and against
+  the peer implementation (Open MPI's OSHMEM, through its oshcc), plus the
+  hardware-bound programs (hw_memcpy, hw_rtt) with the plain C compiler.
+  Routines that appeared after OpenSHMEM 1.4 are used only when a
+  compile-and-link test against that library passes (BENCH_HAVE_* macros).
+* Runs everything REPS times, interleaving Shoal and the peer so both see
+  the same machine noise, each launch under a timeout that kills its whole
+  process tree.
+* Prints one table: per row the median, min and max over the repetitions,
+  the hardware bound measured in the same run and the ratio to it, and the
+  peer's figures with the Shoal / peer ratio. Writes results.json, table.md
+  (a markdown fragment) and PNG plots to the output directory.
+
+Exit status: 0 unless something crashed or hung on the Shoal side (a build
+failure, a Shoal or hardware-bound program failing). Timings are never
+asserted; a failing peer is reported, not fatal. Skipped modes (the library
+does not offer the forced network path yet) are reported, not fatal.
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import math
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+# Benchmark programs launched as OpenSHMEM jobs, and hardware-bound programs.
+SHMEM_PROGRAMS = ["rma_lat", "rma_bw", "amo_lat", "signal_pp", "coll_lat", "mem_scale"]
+HW_PROGRAMS = ["hw_memcpy", "hw_rtt"]
+
+# Compile-and-link probes for routines newer than OpenSHMEM 1.4 (and for
+# the deprecated active-set collectives, which a 1.5+ library may drop).
+FEATURE_PROBES = {
+    "BENCH_HAVE_PUT_SIGNAL": "static uint64_t s; static char b[8];"
+    " shmem_putmem_signal(b, b, 8, &s, 1, SHMEM_SIGNAL_SET, 0);"
+    " shmem_signal_wait_until(&s, SHMEM_CMP_EQ, 1);",
+    "BENCH_HAVE_TEAM_SYNC": "shmem_team_sync(SHMEM_TEAM_WORLD);",
+    "BENCH_HAVE_TEAM_BROADCAST": "static long x; shmem_long_broadcast(SHMEM_TEAM_WORLD, &x, &x, 1, 0);",
+    "BENCH_HAVE_TEAM_FCOLLECT": "static long x; shmem_long_fcollect(SHMEM_TEAM_WORLD, &x, &x, 1);",
+    "BENCH_HAVE_TEAM_ALLTOALL": "static long x; shmem_long_alltoall(SHMEM_TEAM_WORLD, &x, &x, 1);",
+    "BENCH_HAVE_TEAM_SUM_REDUCE": "static long x; shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &x, &x, 1);",
+    "BENCH_HAVE_AS_SYNC": "static long p[SHMEM_SYNC_SIZE]; shmem_sync(0, 0, 1, p);",
+    "BENCH_HAVE_AS_BROADCAST": "static long p[SHMEM_BCAST_SYNC_SIZE], x;"
+    " shmem_broadcast64(&x, &x, 1, 0, 0, 0, 1, p);",
+    "BENCH_HAVE_AS_FCOLLECT": "static long p[SHMEM_COLLECT_SYNC_SIZE], x;"
+    " shmem_fcollect64(&x, &x, 1, 0, 0, 1, p);",
+    "BENCH_HAVE_AS_ALLTOALL": "static long p[SHMEM_ALLTOALL_SYNC_SIZE], x;"
+    " shmem_alltoall64(&x, &x, 1, 0, 0, 1, p);",
+    "BENCH_HAVE_AS_SUM_TO_ALL": "static long p[SHMEM_REDUCE_SYNC_SIZE], w[SHMEM_REDUCE_MIN_WRKDATA_SIZE], x;"
+    " shmem_long_sum_to_all(&x, &x, 1, 0, 0, 1, w, p);",
+}
+
+CFLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra"]
+NCORES = os.cpu_count() or 1
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- processes
+
+def descendants(root):
+    """Every live process below `root` (read from /proc), deepest last."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                stat = f.read()
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(d))
+    out, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        for c in children.get(p, []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def kill_tree(proc):
+    """End a launch we started: its process group, then any descendant that
+    left the group (launchers may start PEs in their own sessions)."""
+    tree = descendants(proc.pid)
+    for sig, pause in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 0.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except OSError:
+            pass
+        for pid in tree:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        if pause:
+            try:
+                proc.wait(timeout=pause)
+            except subprocess.TimeoutExpired:
+                pass
+
+
+def run(cmd, timeout, env=None, cwd=None):
+    """Run `cmd` in its own session; returns (status, stdout, stderr, seconds)
+    with status 'ok', 'failed (rc=N)' or 'timeout'."""
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True, env=env, cwd=cwd)
+    except OSError as e:
+        return f"failed ({e})", "", str(e), 0.0
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        status = "ok" if proc.returncode == 0 else f"failed (rc={proc.returncode})"
+    except subprocess.TimeoutExpired:
+        kill_tree(proc)
+        out, err = proc.communicate()
+        status = "timeout"
+    return status, out, err, time.monotonic() - t0
+
+
+# ---------------------------------------------------------------- libraries
+
+class Library:
+    """How to compile against and launch one OpenSHMEM implementation."""
+
+    def __init__(self, name, cc, cflags, ldflags, launch_prefix, env=None):
+        self.name = name
+        self.cc = cc
+        self.cflags = cflags
+        self.ldflags = ldflags
+        self.launch_prefix = launch_prefix  # function npes -> argv prefix
+        self.env = env or {}
+        self.features = {}
+        self.binaries = {}
+
+    def compile(self, src, out, defines=(), timeout=120):
+        cmd = self.cc + CFLAGS + [f"-D{d}" for d in defines] + self.cflags + [src, "-o", out] + self.ldflags
+        return run(cmd, timeout)
+
+    def probe(self, build_dir):
+        """Find which optional routines this library declares and links."""
+        pdir = os.path.join(build_dir, "probes")
+        os.makedirs(pdir, exist_ok=True)
+
+        def one(item):
+            macro, body = item
+            src = os.path.join(pdir, f"{macro}.c")
+            with open(src, "w") as f:
+                f.write("#include <shmem.h>\n#include <stdint.h>\nint main(void)\n{\n    shmem_init();\n    "
+                        f"{body}\n    shmem_finalize();\n    return 0;\n}}\n")
+            cmd = self.cc + ["-std=c11", "-Werror=implicit-function-declaration"] + self.cflags + \
+                [src, "-o", src[:-2]] + self.ldflags
+            status, _, _, _ = run(cmd, 60)
+            return macro, status == "ok"
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=NCORES) as ex:
+            self.features = dict(ex.map(one, FEATURE_PROBES.items()))
+        return self.features
+
+    def launch(self, npes, argv):
+        bind = ["--bind-to", "core"] if npes <= NCORES else ["--bind-to", "none"]
+        return self.launch_prefix(npes) + bind + argv
+
+
+def shoal_library(shoal_build):
+    inc = os.path.join(shoal_build, "include")
+    lib = os.path.join(shoal_build, "src")
+    oshrun = os.path.join(lib, "tools", "oshrun")
+    shoal = Library("shoal", [os.environ.get("CC", "cc")],
+                    ["-I", inc, "-I", os.path.join(REPO, "include")],
+                    ["-L", lib, "-lshmem", f"-Wl,-rpath,{lib}"],
+                    lambda n: [oshrun, "-n", str(n)])
+    shoal.build = shoal_build
+    return shoal
+
+
+def openmpi_library(oshcc, oshrun):
+    return Library("openmpi", [oshcc], [], [],
+                   lambda n: [oshrun, "--allow-run-as-root", "--oversubscribe", "--mca", "osc", "ucx",
+                              "-n", str(n)],
+                   env={"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+
+
+def find_shoal_build(args):
+    """An existing Shoal build, or build one into BUILD_DIR/shoal-lib."""
+    candidates = [args.shoal_build] if args.shoal_build else [os.path.join(REPO, "build")]
+    for c in candidates:
+        if c and os.path.exists(os.path.join(c, "src", "libshmem.so")) and \
+                os.path.exists(os.path.join(c, "include", "shmem.h")):
+            return os.path.abspath(c)
+    if args.shoal_build:
+        sys.exit(f"run.py: no Shoal build in {args.shoal_build} (src/libshmem.so, include/shmem.h)")
+    bdir = os.path.join(args.build_dir, "shoal-lib")
+    log(f"run.py: building Shoal into {bdir}")
+    if not os.path.exists(os.path.join(bdir, "build.ninja")):
+        st, out, err, _ = run(["meson", "setup", bdir, REPO], 300)
+        if st != "ok":
+            sys.exit(f"run.py: meson setup failed:\n{out}{err}")
+    st, out, err, _ = run(["meson", "compile", "-C", bdir], 900)
+    if st != "ok":
+        sys.exit(f"run.py: meson compile failed:\n{out[-3000:]}{err[-3000:]}")
+    return os.path.abspath(bdir)
+
+
+def is_open_mpi(oshrun):
+    st, out, err, _ = run([oshrun, "--version"], 30)
+    text = out + err
+    return st == "ok" and ("Open MPI" in text or "OpenRTE" in text or "open-mpi.org" in text)
+
+
+# ---------------------------------------------------------------- the plan
+
+def pow2_sizes(lo, hi):
+    s, out = lo, []
+    while s <= hi:
+        out.append(s)
+        s *= 2
+    return out
+
+
+def csv(sizes):
+    return ",".join(str(s) for s in sizes)
+
+
+def make_plan(args):
+    """Jobs of one repetition: (program, npes, argv, first_rep_only)."""
+    if args.quick:
+        lat_sizes = [8, 4096, 1 << 20]
+        coll_sizes, coll_pes, mem_pes = [8], [2, 4], [2, 4]
+        extra = ["--quick"]
+    else:
+        lat_sizes = pow2_sizes(1, 4 << 20)
+        coll_sizes, coll_pes, mem_pes = [8, 4096], [2, 4, 8], [2, 4, 8, 16]
+        extra = []
+    jobs = [
+        ("rma_lat", 2, extra + ["--sizes", csv(lat_sizes)], False),
+        ("rma_bw", 2, extra + ["--sizes", csv([s for s in lat_sizes if s >= 8])], False),
+        ("amo_lat", 2, extra, False),
+        ("signal_pp", 2, extra + ["--sizes", csv([8, 4096])], False),
+    ]
+    jobs += [("coll_lat", n, extra + ["--sizes", csv(coll_sizes)], False) for n in coll_pes]
+    jobs += [("mem_scale", n, [], True) for n in mem_pes]
+    hw = [("hw_memcpy", extra + ["--sizes", csv(sorted(set(lat_sizes) | {8}))]), ("hw_rtt", extra)]
+    return jobs, hw
+
+
+# ---------------------------------------------------------------- results
+
+def parse_lines(text, **tags):
+    rows, skips = [], []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        obj.update(tags)
+        (skips if "skip" in obj else rows).append(obj)
+    return rows, skips
+
+
+def key_of(r):
+    return (r["bench"], r["op"], r.get("size", 0), r["npes"], r["metric"])
+
+
+def aggregate(raw):
+    """(lib, mode) -> key -> {'median','min','max','n','extra'}"""
+    groups = {}
+    for r in raw:
+        groups.setdefault((r["lib"], r["mode"]), {}).setdefault(key_of(r), []).append(r)
+    out = {}
+    for lm, rows in groups.items():
+        out[lm] = {}
+        for k, rs in rows.items():
+            vals = [r["value"] for r in rs]
+            out[lm][k] = {"median": statistics.median(vals), "min": min(vals), "max": max(vals),
+                          "n": len(vals), "api": rs[0].get("api")}
+    return out
+
+
+HIGHER_IS_BETTER = {"bw_GBps", "rate_Mops"}
+
+
+def hw_bounds(agg):
+    hw = agg.get(("hw", "native"), {})
+    rtt = next((v["median"] for k, v in hw.items() if k[1] == "cacheline_rtt"), None)
+    memcpy = {k[2]: v["median"] for k, v in hw.items() if k[1] == "memcpy"}
+    return rtt, memcpy
+
+
+def two_line_rtt(agg):
+    hw = agg.get(("hw", "native"), {})
+    return next((v["median"] for k, v in hw.items() if k[1] == "two_line_rtt"), None)
+
+
+def bound_for(key, rtt, memcpy, rtt2=None):
+    """(value, label) of the hardware bound a row is compared with, in the
+    row's own unit, or (None, '')."""
+    bench, op, size, npes, metric = key
+    if bench == "rma_lat" and op in ("putmem", "getmem"):
+        return memcpy.get(size), "memcpy"
+    if (op == "p_roundtrip" or bench == "signal") and rtt2:
+        return rtt2, "2-line rtt"
+    if bench in ("rma_lat", "amo_lat", "signal") and rtt:
+        return rtt, "rtt"
+    if bench == "rma_bw" and metric == "bw_GBps" and memcpy.get(size):
+        return size / memcpy[size], "memcpy"
+    if bench == "rma_bw" and metric == "rate_Mops" and memcpy.get(8):
+        return 1e3 / memcpy[8], "memcpy 8B"
+    if bench == "coll" and rtt:
+        steps = max(1, math.ceil(math.log2(npes)))
+        return rtt * steps, f"rtt×{steps}"
+    return None, ""
+
+
+def fmt(v):
+    if v is None:
+        return "—"
+    a = abs(v)
+    if a >= 1e5:
+        return f"{v:.3g}"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def size_label(s):
+    if not s:
+        return ""
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if s >= div and s % div == 0:
+            return f"{s // div} {unit}"
+    return f"{s} B"
+
+
+UNITS = {"lat_ns": "ns", "bw_GBps": "GB/s", "rate_Mops": "Mop/s", "kB": "kB", "count": ""}
+
+SECTION_ORDER = ["rma_lat", "rma_bw", "amo_lat", "signal", "coll", "mem"]
+
+
+def row_name(key):
+    bench, op, size, npes, metric = key
+    parts = [op]
+    if bench in ("rma_lat", "rma_bw", "signal", "coll") and size:
+        parts.append(size_label(size))
+    if bench in ("coll", "mem"):
+        parts.append(f"{npes} PEs" + (" (oversub.)" if npes > NCORES else ""))
+    unit = UNITS.get(metric, metric)
+    return f"{bench}: " + " ".join(parts) + (f" [{unit}]" if unit else "")
+
+
+OP_ORDER = ["p", "g", "p_roundtrip", "putmem", "getmem", "put_bw", "put_nbi_bw", "get_bw", "get_nbi_bw",
+            "put_rate", "get_rate", "fetch_add", "fetch_inc", "compare_swap", "swap", "fetch", "fetch_and",
+            "fetch_or", "fetch_xor", "add", "inc", "set", "and", "or", "xor", "add_nq", "inc_nq",
+            "fetch_add_roundtrip", "barrier_all", "sync_all", "team_sync", "broadcast", "fcollect", "alltoall",
+            "sum_reduce"]
+
+
+def row_order(k):
+    bench, op, size, npes, metric = k
+    return (SECTION_ORDER.index(bench) if bench in SECTION_ORDER else 99, bench,
+            size if bench == "coll" else 0,
+            OP_ORDER.index(op) if op in OP_ORDER else 99, op, npes, size)
+
+
+TIE = 0.03  # within 3%: neither is faster, on a shared 2-core VM
+
+
+def build_table(agg, mode, peer_lib):
+    """Rows comparing Shoal in `mode` with its bound and the peer."""
+    rtt, memcpy = hw_bounds(agg)
+    rtt2 = two_line_rtt(agg)
+    mine = agg.get(("shoal", mode), {})
+    peer = agg.get((peer_lib, "shm"), {}) if peer_lib else {}
+    keys = sorted((k for k in set(mine) | set(peer) if k[0] != "mem"), key=row_order)
+    rows = []
+    for k in keys:
+        s, p = mine.get(k), peer.get(k)
+        b, blabel = bound_for(k, rtt, memcpy, rtt2)
+        hib = k[4] in HIGHER_IS_BETTER
+        row = {"key": k, "name": row_name(k), "shoal": s, "peer": p, "bound": b, "bound_label": blabel,
+               "higher_is_better": hib, "api": (s or p or {}).get("api")}
+        row["x_bound"] = s["median"] / b if s and b else None
+        row["x_peer"] = s["median"] / p["median"] if s and p and p["median"] else None
+        if row["x_peer"] is not None:
+            x = row["x_peer"] if hib else 1 / row["x_peer"]  # > 1: Shoal better
+            row["faster"] = "tie" if abs(x - 1) <= TIE else x > 1
+        else:
+            row["faster"] = None
+        rows.append(row)
+    return rows
+
+
+def stat_cell(s):
+    if not s:
+        return "—"
+    if s["n"] > 1:
+        return f"{fmt(s['median'])} [{fmt(s['min'])}–{fmt(s['max'])}]"
+    return fmt(s["median"])
+
+
+def table_lines(rows, markdown, peer_name):
+    head = ["row", "Shoal median [min–max]", "bound", "Shoal/bound", f"{peer_name} median [min–max]",
+            f"Shoal/{peer_name}", "Shoal faster"]
+    body = []
+    for r in rows:
+        body.append([
+            r["name"] + (f" ({r['api']})" if r["api"] and r["api"] not in ("1.0", "1.4") else ""),
+            stat_cell(r["shoal"]),
+            f"{fmt(r['bound'])} {r['bound_label']}" if r["bound"] else "—",
+            fmt(r["x_bound"]) if r["x_bound"] is not None else "—",
+            stat_cell(r["peer"]),
+            fmt(r["x_peer"]) if r["x_peer"] is not None else "—",
+            {True: "yes", False: "NO", None: "", "tie": "tie (±3%)"}[r["faster"]],
+        ])
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+        lines += ["| " + " | ".join(b) + " |" for b in body]
+        return lines
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    fmt_row = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                                      for i, (c, w) in enumerate(zip(cells, widths)))
+    return [fmt_row(head), fmt_row(["-" * w for w in widths])] + [fmt_row(b) for b in body]
+
+
+MEM_FIGURES = [
+    ("rss_kB_init", "VmRSS growth over init [kB]"),
+    ("rss_kB_init_1MiB", "VmRSS growth, init + 1 MiB heap touched [kB]"),
+    ("hwm_kB_init_1MiB", "VmHWM growth, init + 1 MiB touched [kB]"),
+    ("rss_shmem_kB_init", "RssShmem after init [kB]"),
+    ("vsz_kB_init", "VmSize growth over init [kB]"),
+    ("malloc_kB_init", "malloc in use after init [kB]"),
+    ("maps_init", "new memory mappings"),
+]
+
+
+def memory_lines(agg, mode, peer_lib, markdown):
+    """Per-PE memory figures (mean over PEs) by PE count, Shoal vs peer."""
+    mine = agg.get(("shoal", mode), {})
+    peer = agg.get((peer_lib, "shm"), {}) if peer_lib else {}
+    pes = sorted({k[3] for k in list(mine) + list(peer) if k[0] == "mem"})
+    if not pes:
+        return []
+
+    def cell(d, op, n):
+        v = next((v["median"] for k, v in d.items() if k[0] == "mem" and k[1] == op and k[3] == n), None)
+        return fmt(v) if v is not None else "—"
+
+    head = ["per PE (mean over PEs)"] + [f"{n} PEs" for n in pes]
+    body = []
+    for op, label in MEM_FIGURES:
+        body.append([f"{label}, Shoal"] + [cell(mine, op, n) for n in pes])
+        if peer:
+            body.append([f"{label}, OpenMPI"] + [cell(peer, op, n) for n in pes])
+    if markdown:
+        return ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * len(pes)) + "|"] + \
+            ["| " + " | ".join(b) + " |" for b in body]
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in [head] + body]
+
+
+def hw_lines(agg, markdown=False):
+    """The bounds themselves: median [min–max] over repetitions."""
+    hw = agg.get(("hw", "native"), {})
+    body = []
+    for k in sorted(hw, key=lambda k: (k[1] != "cacheline_rtt", k[1] != "two_line_rtt", k[2])):
+        v = hw[k]
+        if k[1] == "memcpy":
+            bw = lambda t: fmt(k[2] / t)
+            body.append([f"memcpy {size_label(k[2])}", f"{stat_cell(v)} ns",
+                         f"{bw(v['median'])} [{bw(v['max'])}–{bw(v['min'])}] GB/s"])
+        else:
+            body.append([k[1].replace("_", " "), f"{stat_cell(v)} ns", ""])
+    head = ["hardware bound", "time", "bandwidth"]
+    if markdown:
+        return ["| " + " | ".join(head) + " |", "|---|---:|---:|"] + ["| " + " | ".join(b) + " |" for b in body]
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(3)]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in [head] + body]
+
+
+def find(rows, bench, op, size=None, npes=None, metric=None):
+    for r in rows:
+        k = r["key"]
+        if k[0] == bench and k[1] == op and (size is None or k[2] == size) and \
+                (npes is None or k[3] == npes) and (metric is None or k[4] == metric):
+            return r
+    return None
+
+
+def target_checks(rows, peer_name):
+    """DESIGN.md §7, evaluated on this run: (target, figure, verdict)."""
+    out = []
+
+    def lat_check(label, r, limit):
+        if not r or r["x_bound"] is None:
+            out.append((label, "not measured", "—"))
+            return
+        out.append((label, f"{fmt(r['shoal']['median'])} ns = {fmt(r['x_bound'])}× {r['bound_label']} "
+                    f"(≤ {limit}×)", "met" if r["x_bound"] <= limit else "MISSED"))
+
+    lat_check("shmem_p 8 B (put + quiet)", find(rows, "rma_lat", "p"), 1.5)
+    lat_check("shmem_p 8 B round trip (p + wait_until each way; bound: two-line round trip)",
+              find(rows, "rma_lat", "p_roundtrip"), 1.5)
+    lat_check("shmem_g 8 B", find(rows, "rma_lat", "g"), 1.5)
+    for op in ("put_bw", "get_bw"):
+        r = find(rows, "rma_bw", op, size=1 << 20)
+        if r and r["x_bound"] is not None:
+            out.append((f"{op.replace('_bw', 'mem')} 1 MiB bandwidth",
+                        f"{fmt(r['shoal']['median'])} GB/s = {fmt(r['x_bound'])}× memcpy (≥ 0.9×)",
+                        "met" if r["x_bound"] >= 0.9 else "MISSED"))
+        else:
+            out.append((f"{op} 1 MiB", "not measured", "—"))
+    lat_check("fetching AMO (fetch_add, line stays local)", find(rows, "amo_lat", "fetch_add"), 1.5)
+    lat_check("fetching AMO round trip (two fetch-adds, line moves)", find(rows, "amo_lat", "fetch_add_roundtrip"),
+              1.5)
+    for n in (2, 4):
+        r = find(rows, "coll", "barrier_all", npes=n)
+        if r and r["x_bound"] is not None:
+            out.append((f"barrier_all {n} PEs" + (" (oversubscribed)" if n > NCORES else ""),
+                        f"{fmt(r['shoal']['median'])} ns = {fmt(r['x_bound'])}× {r['bound_label']} (≤ 3×)",
+                        "met" if r["x_bound"] <= 3 else "MISSED"))
+    compared = [r for r in rows if r["faster"] is not None]
+    slower = [r["name"] for r in compared if r["faster"] is False]
+    ties = [r["name"] for r in compared if r["faster"] == "tie"]
+    if compared:
+        figure = f"faster on {len(compared) - len(slower) - len(ties)} of {len(compared)} rows"
+        if ties:
+            figure += f", tie (±{TIE:.0%}) on {len(ties)}: " + "; ".join(ties)
+        out.append((f"faster than {peer_name} on every row", figure,
+                    "met" if not slower else "MISSED: " + "; ".join(slower)))
+    return out
+
+
+# ---------------------------------------------------------------- plots
+
+def plots(agg, out_dir, peer_lib):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("run.py: matplotlib not available; no plots")
+        return []
+    made = []
+    rtt, memcpy = hw_bounds(agg)
+    # Fixed colours, so a library keeps its colour when another lacks a row.
+    colour = {("shoal", "shm"): "tab:blue", ("shoal", "ofi"): "tab:green", (peer_lib, "shm"): "tab:orange"}
+    series_libs = [("shoal", "shm", "Shoal", "-o")]
+    if ("shoal", "ofi") in agg:
+        series_libs.append(("shoal", "ofi", "Shoal (ofi)", "-s"))
+    if peer_lib:
+        series_libs.append((peer_lib, "shm", "Open MPI OSHMEM", "--^"))
+
+    def series(lib, mode, bench, op, metric, by="size", size=None):
+        d = agg.get((lib, mode), {})
+        pts = sorted((k[2] if by == "size" else k[3], v["median"]) for k, v in d.items()
+                     if k[0] == bench and k[1] == op and k[4] == metric and (size is None or k[2] == size))
+        return [p[0] for p in pts], [p[1] for p in pts]
+
+    def legend(ax, size):
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=size)
+
+    def save(fig, name):
+        path = os.path.join(out_dir, name)
+        fig.tight_layout()
+        fig.savefig(path, dpi=72)
+        plt.close(fig)
+        made.append(path)
+
+    # Latency vs size.
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+    for ax, op in zip(axes, ("putmem", "getmem")):
+        for lib, mode, label, style in series_libs:
+            x, y = series(lib, mode, "rma_lat", op, "lat_ns")
+            if x:
+                ax.plot(x, y, style, ms=3, label=label, color=colour[(lib, mode)])
+        if memcpy:
+            xs = sorted(memcpy)
+            ax.plot(xs, [memcpy[s] for s in xs], ":", color="gray", label="memcpy (bound)")
+        if rtt:
+            ax.axhline(rtt, color="red", lw=0.8, ls=":", label="cache-line round trip")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("message size (bytes)")
+        ax.set_title(f"shmem_{op}" + (" + quiet" if op == "putmem" else ""))
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0].set_ylabel("latency (ns, median)")
+    legend(axes[0], 7)
+    save(fig, "latency.png")
+
+    # Bandwidth vs size.
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+    for ax, (op, nbi) in zip(axes, (("put", "put_nbi"), ("get", "get_nbi"))):
+        for lib, mode, label, style in series_libs:
+            for o, suffix in ((op, ""), (nbi, " nbi")):
+                x, y = series(lib, mode, "rma_bw", o + "_bw", "bw_GBps")
+                if x:
+                    ax.plot(x, y, style, ms=3, alpha=1.0 if not suffix else 0.5, label=label + suffix,
+                            color=colour[(lib, mode)])
+        if memcpy:
+            xs = sorted(s for s in memcpy if s >= 8)
+            ax.plot(xs, [s / memcpy[s] for s in xs], ":", color="gray", label="memcpy (bound)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("message size (bytes)")
+        ax.set_title(f"{op} bandwidth")
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0].set_ylabel("GB/s (median)")
+    legend(axes[0], 7)
+    save(fig, "bandwidth.png")
+
+    # Collective latency vs PE count.
+    ops = []
+    for d in agg.values():
+        for k in d:
+            if k[0] == "coll" and (k[1], k[2]) not in ops:
+                ops.append((k[1], k[2]))
+    ops.sort(key=lambda o: (o[1], o[0]))
+    if ops:
+        cols = min(4, len(ops))
+        rows_n = math.ceil(len(ops) / cols)
+        fig, axes = plt.subplots(rows_n, cols, figsize=(2.6 * cols, 2.4 * rows_n), squeeze=False)
+        for ax, (op, size) in zip(axes.flat, ops):
+            allx = set()
+            for lib, mode, label, style in series_libs:
+                x, y = series(lib, mode, "coll", op, "lat_ns", by="npes", size=size)
+                if x:
+                    ax.plot(x, y, style, ms=3, label=label, color=colour[(lib, mode)])
+                    allx |= set(x)
+            if rtt and allx:
+                xs = sorted(allx)
+                ax.plot(xs, [3 * rtt * max(1, math.ceil(math.log2(n))) for n in xs], ":", color="red",
+                        label="3×rtt×log2 N")
+            ax.axvline(NCORES + 0.5, color="gray", lw=0.6)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_title(op + (f" {size_label(size)}" if size else ""), fontsize=9)
+            ax.set_xlabel("PEs", fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(True, alpha=0.3)
+        for ax in list(axes.flat)[len(ops):]:
+            ax.axis("off")
+        axes[0][0].set_ylabel("ns per call (median)", fontsize=8)
+        legend(axes[0][0], 6)
+        save(fig, "collectives.png")
+
+    # AMO latency, one bar per kind.
+    amo_ops = sorted({k[1] for d in agg.values() for k in d if k[0] == "amo_lat"})
+    if amo_ops:
+        fig, ax = plt.subplots(figsize=(9, 3.2))
+        libs = [s for s in series_libs if (s[0], s[1]) in agg]
+        width = 0.8 / max(1, len(libs))
+        for i, (lib, mode, label, _) in enumerate(libs):
+            d = agg[(lib, mode)]
+            ys = [next((v["median"] for k, v in d.items() if k[0] == "amo_lat" and k[1] == op), 0) for op in amo_ops]
+            ax.bar([j + i * width for j in range(len(amo_ops))], ys, width, label=label, color=colour[(lib, mode)])
+        if rtt:
+            ax.axhline(rtt, color="red", lw=0.8, ls=":", label="cache-line round trip")
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(amo_ops))])
+        ax.set_xticklabels(amo_ops, rotation=45, ha="right", fontsize=7)
+        ax.set_ylabel("ns per op (median)")
+        legend(ax, 7)
+        ax.grid(True, axis="y", alpha=0.3)
+        save(fig, "amo.png")
+    return made
+
+
+# ---------------------------------------------------------------- main
+
+def machine_summary():
+    lines = []
+    try:
+        st, out, _, _ = run(["lscpu"], 10)
+        want = ("Model name", "CPU(s):", "Thread(s) per core", "L1d cache", "L2 cache", "L3 cache",
+                "Hypervisor vendor")
+        for line in out.splitlines():
+            if line.startswith(want):
+                lines.append(" ".join(line.split()))
+    except OSError:
+        pass
+    lines.append(f"kernel {platform.release()}")
+    st, out, _, _ = run([os.environ.get("CC", "cc"), "--version"], 10)
+    if st == "ok" and out:
+        lines.append(out.splitlines()[0])
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("build_dir", nargs="?", default=os.path.join(HERE, "_build"),
+                    help="where benchmark binaries are built (default bench/_build)")
+    ap.add_argument("--out", default=None, help="output directory (default BUILD_DIR/out)")
+    ap.add_argument("--quick", action="store_true", help="smoke run: a few sizes, 1 repetition, < 60 s")
+    ap.add_argument("--reps", type=int, default=None, help="repetitions of every run (default 5; quick 1)")
+    ap.add_argument("--shoal-build", default=None, help="Shoal's meson build dir (default: REPO/build, "
+                    "else built into BUILD_DIR/shoal-lib)")
+    ap.add_argument("--mode", default="shm", help="Shoal path modes, comma separated: shm, ofi "
+                    "(ofi sets SHMEM_TRANSPORT=ofi; skipped if the library does not offer it)")
+    ap.add_argument("--no-peer", action="store_true", help="do not build and run Open MPI's OSHMEM")
+    ap.add_argument("--peer-oshcc", default="/usr/bin/oshcc")
+    ap.add_argument("--peer-oshrun", default="/usr/bin/oshrun")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds per launch (default 120; quick 30)")
+    ap.add_argument("--only", default=None, help="comma-separated programs to run (e.g. coll_lat,hw_rtt)")
+    ap.add_argument("--replot", metavar="RESULTS_JSON", default=None,
+                    help="no build or run: redraw the plots of an earlier run's results.json into --out")
+    args = ap.parse_args()
+    if args.replot:
+        with open(args.replot) as f:
+            saved = json.load(f)
+        out_dir = os.path.abspath(args.out or os.path.dirname(os.path.abspath(args.replot)))
+        os.makedirs(out_dir, exist_ok=True)
+        agg = aggregate(saved["raw"])
+        peer_lib = "openmpi" if any(k[0] == "openmpi" for k in agg) else None
+        print("\n".join(plots(agg, out_dir, peer_lib)))
+        return 0
+    reps = args.reps or (1 if args.quick else 5)
+    timeout = args.timeout or (30 if args.quick else 120)
+    args.build_dir = os.path.abspath(args.build_dir)
+    out_dir = os.path.abspath(args.out or os.path.join(args.build_dir, "out"))
+    os.makedirs(args.build_dir, exist_ok=True)
+    os.makedirs(out_dir, exist_ok=True)
+    t_start = time.monotonic()
+    crashed = []
+
+    # -- libraries
+    shoal = shoal_library(find_shoal_build(args))
+    libs = [shoal]
+    peer = None
+    if not args.no_peer:
+        if os.path.exists(args.peer_oshcc) and os.path.exists(args.peer_oshrun) and is_open_mpi(args.peer_oshrun):
+            peer = openmpi_library(args.peer_oshcc, args.peer_oshrun)
+            libs.append(peer)
+        else:
+            log(f"run.py: no Open MPI OSHMEM at {args.peer_oshcc} / {args.peer_oshrun}; peer skipped")
+
+    # -- build
+    def build_lib(lib):
+        bdir = os.path.join(args.build_dir, lib.name)
+        os.makedirs(bdir, exist_ok=True)
+        lib.probe(bdir)
+        defines = [m for m, ok in lib.features.items() if ok]
+        failures = []
+
+        def one(prog):
+            exe = os.path.join(bdir, prog)
+            st, out, err, _ = lib.compile(os.path.join(HERE, prog + ".c"), exe, defines)
+            return prog, exe, st, out + err
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=NCORES) as ex:
+            for prog, exe, st, msg in ex.map(one, SHMEM_PROGRAMS):
+                if st == "ok":
+                    lib.binaries[prog] = exe
+                else:
+                    failures.append(f"{lib.name}/{prog}: {st}\n{msg[-2000:]}")
+        return failures
+
+    for lib in libs:
+        fails = build_lib(lib)
+        have = [m.replace("BENCH_HAVE_", "") for m, ok in lib.features.items() if ok]
+        log(f"run.py: built for {lib.name}; optional routines found: {', '.join(have) or 'none'}")
+        for f in fails:
+            log("run.py: BUILD FAILED " + f)
+            if lib is shoal:
+                crashed.append(f.splitlines()[0])
+    hw_dir = os.path.join(args.build_dir, "hw")
+    os.makedirs(hw_dir, exist_ok=True)
+    hw_bins = {}
+    for prog in HW_PROGRAMS:
+        exe = os.path.join(hw_dir, prog)
+        st, out, err, _ = run([os.environ.get("CC", "cc")] + CFLAGS + [os.path.join(HERE, prog + ".c"), "-o", exe],
+                              120)
+        if st == "ok":
+            hw_bins[prog] = exe
+        else:
+            crashed.append(f"hw/{prog}: build {st}")
+            log(f"run.py: BUILD FAILED hw/{prog}\n{out}{err}")
+
+    # -- modes
+    modes = []
+    skipped_modes = {}
+    for m in [m.strip() for m in args.mode.split(",") if m.strip()]:
+        if m == "shm":
+            modes.append((m, {}))
+        elif m == "ofi":
+            st, out, err, _ = run([os.path.join(shoal.build, "src", "shoal-info")], 30)
+            if "SHMEM_TRANSPORT" not in out + err:
+                skipped_modes[m] = "this Shoal build does not know SHMEM_TRANSPORT (no network path yet)"
+            else:
+                modes.append((m, {"SHMEM_TRANSPORT": "ofi"}))
+        else:
+            sys.exit(f"run.py: unknown mode {m} (shm, ofi)")
+    for m, why in skipped_modes.items():
+        log(f"run.py: mode {m} skipped: {why}")
+
+    # -- run
+    jobs, hw_jobs = make_plan(args)
+    only = set(args.only.split(",")) if args.only else None
+    raw, skips, failures = [], [], []
+    for rep in range(reps):
+        for prog, argv in hw_jobs:
+            if prog not in hw_bins or (only and prog not in only):
+                continue
+            st, out, err, dt = run([hw_bins[prog]] + argv, timeout)
+            rows, sk = parse_lines(out, lib="hw", mode="native", rep=rep)
+            raw += rows
+            if st != "ok":
+                crashed.append(f"hw/{prog}: {st}")
+                log(f"run.py: hw/{prog} {st}: {err[-1000:]}")
+        for prog, npes, argv, first_only in jobs:
+            if (first_only and rep > 0) or (only and prog not in only):
+                continue
+            variants = [(shoal, m, env) for m, env in modes] + ([(peer, "shm", {})] if peer else [])
+            for lib, mode, env in variants:
+                if prog not in lib.binaries or (lib is shoal and mode in skipped_modes):
+                    continue
+                cmd = lib.launch(npes, [lib.binaries[prog]] + argv)
+                full_env = dict(os.environ, **lib.env, **env)
+                st, out, err, dt = run(cmd, timeout, env=full_env)
+                rows, sk = parse_lines(out, lib=lib.name, mode=mode, rep=rep)
+                raw += rows
+                if rep == 0:
+                    skips += sk
+                label = f"{lib.name}/{mode} {prog} -n {npes}"
+                log(f"run.py: rep {rep + 1}/{reps} {label}: {st}, {len(rows)} rows, {dt:.1f} s")
+                if st != "ok":
+                    failures.append((lib.name, mode, prog, npes, st, err[-1500:]))
+                    if lib is shoal and mode != "shm":
+                        skipped_modes[mode] = f"{prog} failed in this mode: {err.strip()[-300:]}"
+                    elif lib is shoal:
+                        crashed.append(label + ": " + st)
+                    log(f"run.py: {label} stderr:\n{err[-1500:]}")
+
+    # -- report
+    agg = aggregate(raw)
+    peer_name = "OpenMPI"
+    report = []
+    md = []
+    rtt, memcpy = hw_bounds(agg)
+    bounds_line = (f"Hardware bounds (this run): cache-line round trip {fmt(rtt)} ns, "
+                   f"two-line (flag each way) round trip {fmt(two_line_rtt(agg))} ns; "
+                   f"memcpy 8 B {fmt(memcpy.get(8))} ns, 1 MiB "
+                   f"{fmt((1 << 20) / memcpy[1 << 20]) if memcpy.get(1 << 20) else '—'} GB/s")
+    report.append(bounds_line)
+    md.append(f"_{bounds_line}. {reps} repetition(s); each cell: median [min–max] over repetitions "
+              f"of each run's median. Latency rows: lower is better; GB/s and Mop/s rows: higher is better._")
+    md.append("")
+    hw = hw_lines(agg)
+    report += [""] + hw
+    md += ["#### Hardware bounds", ""] + hw_lines(agg, True) + [""]
+    all_rows = {}
+    for mode, _ in modes:
+        if mode in skipped_modes and mode != "shm":
+            continue
+        rows = build_table(agg, mode, peer.name if peer else None)
+        all_rows[mode] = rows
+        title = f"Shoal ({mode} path) vs bound vs {peer_name if peer else '(no peer)'}"
+        report += ["", title, ""] + table_lines(rows, False, peer_name)
+        md += [f"#### {title}", ""] + table_lines(rows, True, peer_name) + [""]
+        mem = memory_lines(agg, mode, peer.name if peer else None, False)
+        if mem:
+            report += ["", f"Memory per PE ({mode} path):", ""] + mem
+            md += [f"#### Memory per PE ({mode} path)", ""] + \
+                memory_lines(agg, mode, peer.name if peer else None, True) + [""]
+        checks = target_checks(rows, peer_name)
+        report += ["", f"DESIGN.md §7 targets ({mode} path):"]
+        report += [f"  {verdict:8s} {label}: {figure}" if not verdict.startswith("MISSED:")
+                   else f"  MISSED   {label}: {figure}\n           slower rows: {verdict[8:]}"
+                   for label, figure, verdict in checks]
+        md += [f"#### DESIGN.md §7 targets ({mode} path)", "", "| target | this run | verdict |", "|---|---|---|"]
+        md += [f"| {label} | {figure} | {verdict} |" for label, figure, verdict in checks]
+        md.append("")
+    if skips:
+        seen = set()
+        report += ["", "Skipped rows:"]
+        md += ["Skipped rows:", ""]
+        for s in skips:
+            k = (s["lib"], s["mode"], s["bench"], s["op"], s["skip"])
+            if k in seen:
+                continue
+            seen.add(k)
+            report.append(f"  {s['lib']}/{s['mode']} {s['bench']} {s['op']}: {s['skip']}")
+            md.append(f"* {s['lib']}/{s['mode']} {s['bench']} {s['op']}: {s['skip']}")
+        md.append("")
+    for m, why in skipped_modes.items():
+        report.append(f"Mode {m} skipped: {why}")
+        md.append(f"* mode {m} skipped: {why}")
+    peer_fail = [f for f in failures if peer and f[0] == peer.name]
+    for f in peer_fail:
+        report.append(f"Peer failure (not fatal): {f[0]}/{f[1]} {f[2]} -n {f[3]}: {f[4]}")
+        md.append(f"* peer failure: {f[2]} on {f[3]} PEs: {f[4]}")
+
+    pngs = plots(agg, out_dir, peer.name if peer else None)
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump({"date": datetime.datetime.now().isoformat(timespec="seconds"), "reps": reps,
+                   "quick": args.quick, "machine": machine_summary(), "raw": raw, "skips": skips,
+                   "skipped_modes": skipped_modes,
+                   "features": {lib.name: lib.features for lib in libs}}, f, indent=1)
+    with open(os.path.join(out_dir, "table.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+    print("\n".join(report))
+    print(f"\nWrote {os.path.join(out_dir, 'table.md')}, results.json"
+          + (", " + ", ".join(os.path.basename(p) for p in pngs) if pngs else "")
+          + f" in {time.monotonic() - t_start:.0f} s")
+    if crashed:
+        print("\nFAILED (crash, hang or build error on the Shoal side):\n  " + "\n  ".join(crashed))
+        return 1
+    return 0
+
+
+def reexec_for_matplotlib():
+    """The plots need matplotlib; a python3 first on PATH (pyenv, venv) may
+    lack it while the system interpreter has it: rerun under that one."""
+    try:
+        import matplotlib  # noqa: F401
+        return
+    except ImportError:
+        pass
+    if os.environ.get("SHOAL_BENCH_REEXEC"):
+        return
+    for cand in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if os.path.exists(cand) and os.path.realpath(cand) != os.path.realpath(sys.executable):
+            st, _, _, _ = run([cand, "-c", "import matplotlib"], 30)
+            if st == "ok":
+                os.environ["SHOAL_BENCH_REEXEC"] = "1"
+                os.execv(cand, [cand, os.path.abspath(__file__)] + sys.argv[1:])
+
+
+if __name__ == "__main__":
+    reexec_for_matplotlib()
+    sys.exit(main())

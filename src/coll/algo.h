@@ -1,0 +1,31 @@
+/*
+ * coll/algo.h — names of the collective algorithms. The values index the
+ * name list of runtime/env.c, where SHMEM_*_ALGORITHM are parsed; 0 is
+ * "auto" (chosen per call from size and team shape).
+ */
+#ifndef SHMEMI_ALGO_H
+#define SHMEMI_ALGO_H
+
+enum shmemi_alg {
+    SHMEMI_ALG_AUTO,
+    SHMEMI_ALG_DISSEMINATION,
+    SHMEMI_ALG_TREE,
+    SHMEMI_ALG_KNOMIAL,
+    SHMEMI_ALG_PIPELINED,
+    SHMEMI_ALG_DIRECT,
+    SHMEMI_ALG_RING,
+    SHMEMI_ALG_PAIRWISE,
+    SHMEMI_ALG_PUSH,
+    SHMEMI_ALG_RECURSIVE_DOUBLING,
+    SHMEMI_ALG_REDUCE_SCATTER,
+    SHMEMI_ALG_LINEAR,
+};
+
+/* Default thresholds of the auto choices (bytes). */
+#define SHMEMI_BCAST_PIPELINE_MIN ((size_t)512 << 10) /* pipelined chain from here */
+#define SHMEMI_BCAST_CHUNK ((size_t)64 << 10)         /* its chunk */
+#define SHMEMI_COLLECT_RING_MIN ((size_t)64 << 10)    /* ring when peers are not mapped */
+#define SHMEMI_REDUCE_RD_MAX ((size_t)2 << 10)        /* recursive doubling up to here */
+#define SHMEMI_TREE_RADIX 4                           /* k of the k-nomial trees */
+
+#endif /* SHMEMI_ALGO_H */

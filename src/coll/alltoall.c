@@ -1,0 +1,68 @@
+/*
+ * coll/alltoall.c — alltoall and alltoalls (the contiguous alltoall is
+ * alltoalls with unit strides and elem = the block size).
+ *
+ * pairwise: after a barrier, member i fetches its block from member
+ *   i+s in step s = 1..N-1 (from i^s when N is a power of two), so each
+ *   step pairs members off instead of everyone reading one owner; a
+ *   closing barrier keeps sources intact until all have read. Reading is
+ *   a memcpy for mapped peers: the default.
+ * push: after a barrier, member i writes its block into member i+s's
+ *   dest, completes the writes (quiet), then a closing barrier; for peers
+ *   reached by the network, where puts stream and gets round-trip.
+ */
+#include "coll/algo.h"
+#include "coll/coll.h"
+#include "runtime/env.h"
+#include "transport/transport.h"
+
+static int partner(const struct shmemi_group *g, int s, int sign)
+{
+    if ((g->n & (g->n - 1)) == 0)
+        return g->me ^ s;
+    return (g->me + sign * s + g->n) % g->n;
+}
+
+/* Copy nelems elements (elem bytes, strided) between one pair. */
+static void move_blocks(struct shmemi_group *g, int push, int peer, struct shmemi_buf dest, struct shmemi_buf src,
+                        ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems)
+{
+    /* Sender s writes its block for receiver r at r's dest slot s. */
+    int sender = push ? g->me : peer, receiver = push ? peer : g->me;
+    ptrdiff_t so = (ptrdiff_t)((size_t)receiver * nelems) * sst * (ptrdiff_t)elem;
+    ptrdiff_t dof = (ptrdiff_t)((size_t)sender * nelems) * dst * (ptrdiff_t)elem;
+
+    if (dst == 1 && sst == 1) {
+        if (push)
+            shmemi_grp_put(g, peer, dest.seg, dest.off + (size_t)dof, shmemi_buf_addr(src) + so, nelems * elem);
+        else
+            shmemi_grp_get(g, shmemi_buf_addr(dest) + dof, peer, src.seg, src.off + (size_t)so, nelems * elem);
+        return;
+    }
+    for (size_t k = 0; k < nelems; k++) {
+        ptrdiff_t sk = so + (ptrdiff_t)k * sst * (ptrdiff_t)elem, dk = dof + (ptrdiff_t)k * dst * (ptrdiff_t)elem;
+        if (push)
+            shmemi_grp_put(g, peer, dest.seg, dest.off + (size_t)dk, shmemi_buf_addr(src) + sk, elem);
+        else
+            shmemi_grp_get(g, shmemi_buf_addr(dest) + dk, peer, src.seg, src.off + (size_t)sk, elem);
+    }
+}
+
+void shmemi_coll_alltoalls(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, ptrdiff_t dst,
+                           ptrdiff_t sst, size_t elem, size_t nelems)
+{
+    int alg = shmemi_settings.alltoall_alg, push;
+
+    if (alg == SHMEMI_ALG_AUTO)
+        alg = g->all_mapped ? SHMEMI_ALG_PAIRWISE : SHMEMI_ALG_PUSH;
+    push = alg == SHMEMI_ALG_PUSH;
+    if (g->n > 1)
+        shmemi_grp_barrier(g); /* sources ready (pull), dests free (push) */
+    move_blocks(g, push, g->me, dest, src, dst, sst, elem, nelems);
+    for (int s = 1; s < g->n; s++)
+        move_blocks(g, push, partner(g, s, push ? 1 : -1), dest, src, dst, sst, elem, nelems);
+    if (push)
+        shmemi_transport_quiet_all();
+    if (g->n > 1)
+        shmemi_grp_barrier(g);
+}

@@ -1,0 +1,103 @@
+/*
+ * coll/bcast.c — broadcast.
+ *
+ * knomial: a k-nomial tree rooted at the root; a node waits for its
+ *   parent's signal, copies the parent's buffer (the root's source, or an
+ *   inner node's dest) into its dest, tells the parent it is done
+ *   reading, and signals its children. log_K(N) steps; every member copies
+ *   the message once. The default up to SHMEMI_BCAST_PIPELINE_MIN.
+ * pipelined: a chain in rank order from the root, in chunks: member i
+ *   copies chunk c from member i-1 as soon as i-1 has it, so N members
+ *   take about (chunks + N) chunk times instead of log(N) whole-message
+ *   times. For large messages.
+ * A member returns only when those reading its buffer have finished.
+ */
+#include <string.h>
+
+#include "coll/algo.h"
+#include "coll/coll.h"
+#include "coll/tree.h"
+#include "runtime/env.h"
+
+/* The buffer member `rank` holds the data in. */
+static struct shmemi_buf holder(int rank, int root, int root_writes, struct shmemi_buf dest,
+                                struct shmemi_buf src)
+{
+    (void)root_writes;
+    return rank == root ? src : dest;
+}
+
+static void knomial(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
+                    int root, int root_writes)
+{
+    struct shmemi_tree tr;
+
+    shmemi_grp_phase(g);
+    shmemi_tree_of(g, root, &tr);
+    if (tr.parent >= 0) {
+        struct shmemi_buf from = holder(tr.parent, root, root_writes, dest, src);
+
+        shmemi_grp_wait(g, shmemi_grp_down(g, tr.up_r, tr.up_j), 1);
+        shmemi_grp_get(g, shmemi_buf_addr(dest), tr.parent, from.seg, from.off, nbytes);
+        shmemi_grp_release();
+        shmemi_grp_signal(g, shmemi_grp_up(g, tr.up_r, tr.up_j), tr.parent, 1);
+    }
+    SHMEMI_TREE_CHILDREN(g, &tr, child, r, j)
+        shmemi_grp_signal(g, shmemi_grp_down(g, (int)r, j), child, 1);
+    SHMEMI_TREE_CHILDREN(g, &tr, child, r, j) {
+        (void)child;
+        shmemi_grp_wait(g, shmemi_grp_up(g, (int)r, j), 1);
+    }
+}
+
+static void pipelined(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
+                      int root, int root_writes)
+{
+    int rel = (g->me - root + g->n) % g->n, prev = (g->me - 1 + g->n) % g->n, next = (g->me + 1) % g->n;
+    int fwd = shmemi_grp_misc(g, SHMEMI_GRP_FWD), bwd = shmemi_grp_misc(g, SHMEMI_GRP_BWD);
+    size_t chunk = SHMEMI_BCAST_CHUNK, nchunks;
+    int has_next = rel < g->n - 1;
+
+    /* Steps are counted in 20 bits. */
+    while (nbytes / chunk >= (1u << 20) - 1)
+        chunk *= 2;
+    nchunks = (nbytes + chunk - 1) / chunk;
+    shmemi_grp_phase(g);
+    if (rel == 0) {
+        for (size_t c = 1; c <= nchunks && has_next; c++)
+            shmemi_grp_signal(g, fwd, next, (unsigned)c);
+    } else {
+        struct shmemi_buf from = holder(prev, root, root_writes, dest, src);
+
+        for (size_t c = 1; c <= nchunks; c++) {
+            size_t at = (c - 1) * chunk, len = nbytes - at < chunk ? nbytes - at : chunk;
+
+            shmemi_grp_wait(g, fwd, (unsigned)c);
+            shmemi_grp_get(g, shmemi_buf_addr(dest) + at, prev, from.seg, from.off + at, len);
+            if (has_next) {
+                shmemi_grp_release();
+                shmemi_grp_signal(g, fwd, next, (unsigned)c);
+            }
+        }
+        shmemi_grp_signal(g, bwd, prev, 1);
+    }
+    if (has_next)
+        shmemi_grp_wait(g, bwd, 1);
+}
+
+void shmemi_coll_broadcast(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
+                           int root, int root_writes)
+{
+    int alg = shmemi_settings.bcast_alg;
+
+    if (g->me == root && root_writes && (dest.seg != src.seg || dest.off != src.off))
+        memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), nbytes);
+    if (g->n == 1 || !nbytes)
+        return;
+    if (alg == SHMEMI_ALG_AUTO)
+        alg = nbytes >= SHMEMI_BCAST_PIPELINE_MIN ? SHMEMI_ALG_PIPELINED : SHMEMI_ALG_KNOMIAL;
+    if (alg == SHMEMI_ALG_PIPELINED)
+        pipelined(g, dest, src, nbytes, root, root_writes);
+    else
+        knomial(g, dest, src, nbytes, root, root_writes);
+}

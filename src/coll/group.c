@@ -1,0 +1,235 @@
+/*
+ * coll/group.c — flag layout, signalling and peer access for collectives
+ * (see group.h for the rules).
+ *
+ * Team block (radix 4, 64-byte slots):
+ *   BAR[R] RDY[R] RDN[R] DOWN[3D] UP[3D] MISC[5] AUX[3]
+ * pSync (radix 2, 8-byte slots; families used in one call never overlap,
+ * and no two calls overlap on one pSync but consecutive barriers, which
+ * use the same families):
+ *   BAR[R] { RDY[R] RDN[R] FOLD[3] | DOWN[D] UP[D] | FWD BWD } AUX[3]
+ * with R = ceil(log2 n), D = ceil(log_K n).
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/algo.h"
+#include "coll/group.h"
+#include "comm/backoff.h"
+#include "memory/addr.h"
+#include "team/pool.h"
+#include "transport/transport.h"
+
+#define TEAM_RADIX SHMEMI_TREE_RADIX
+#define PSYNC_RADIX 2
+
+static int ceil_log(int n, int k)
+{
+    int d = 0;
+    for (long p = 1; p < n; p *= k)
+        d++;
+    return d;
+}
+
+int shmemi_grp_team_slots(int n)
+{
+    return 3 * ceil_log(n, 2) + 2 * (TEAM_RADIX - 1) * ceil_log(n, TEAM_RADIX) + SHMEMI_GRP_NMISC + SHMEMI_GRP_NAUX;
+}
+
+int shmemi_grp_psync_slots(int n)
+{
+    return 3 * ceil_log(n, 2) + 3 + SHMEMI_GRP_NAUX;
+}
+
+int shmemi_grp_bar(const struct shmemi_group *g, int r)
+{
+    (void)g;
+    return r;
+}
+
+int shmemi_grp_rdy(const struct shmemi_group *g, int r)
+{
+    return g->rounds + r;
+}
+
+int shmemi_grp_rdn(const struct shmemi_group *g, int r)
+{
+    return 2 * g->rounds + r;
+}
+
+static int tree_base(const struct shmemi_group *g)
+{
+    return g->counting ? g->rounds : 3 * g->rounds;
+}
+
+static int tree_span(const struct shmemi_group *g)
+{
+    return (g->radix - 1) * g->kdigits;
+}
+
+int shmemi_grp_down(const struct shmemi_group *g, int r, int j)
+{
+    return tree_base(g) + r * (g->radix - 1) + j - 1;
+}
+
+int shmemi_grp_up(const struct shmemi_group *g, int r, int j)
+{
+    return tree_base(g) + tree_span(g) + r * (g->radix - 1) + j - 1;
+}
+
+int shmemi_grp_misc(const struct shmemi_group *g, int which)
+{
+    if (!g->counting)
+        return 3 * g->rounds + 2 * tree_span(g) + which;
+    /* pSync: FWD/BWD overlay the area's start, the fold slots follow RD's. */
+    if (which == SHMEMI_GRP_FWD || which == SHMEMI_GRP_BWD)
+        return g->rounds + which;
+    return 3 * g->rounds + which - SHMEMI_GRP_FOLD_IN;
+}
+
+int shmemi_grp_aux(const struct shmemi_group *g, int i)
+{
+    return g->nslots - SHMEMI_GRP_NAUX + i;
+}
+
+static int members_mapped(const struct shmemi_team *t)
+{
+    for (int i = 0; i < t->size; i++) {
+        int pe = shmemi_team_world_pe(t, i);
+        if (!shmemi_world.tp[pe]->ptr(pe, SHMEMI_SEG_HEAP, 0))
+            return 0;
+    }
+    return 1;
+}
+
+static void layout(struct shmemi_group *g)
+{
+    g->rounds = ceil_log(g->n, 2);
+    g->kdigits = ceil_log(g->n, g->radix);
+    g->nslots = g->counting ? shmemi_grp_psync_slots(g->n) : shmemi_grp_team_slots(g->n);
+}
+
+void shmemi_grp_team(struct shmemi_group *g, struct shmemi_team *t, const char *routine)
+{
+    *g = (struct shmemi_group){.t = t, .me = t->my_pe, .n = t->size, .routine = routine,
+                               .seg = SHMEMI_SEG_HEAP, .off = t->block_off, .stride = SHMEMI_POOL_GRANULE,
+                               .counting = 0, .epoch = ++t->epoch, .radix = TEAM_RADIX};
+    layout(g);
+    if (t->all_mapped < 0)
+        t->all_mapped = members_mapped(t);
+    g->all_mapped = t->all_mapped;
+}
+
+void shmemi_grp_active(struct shmemi_group *g, struct shmemi_team *scratch, int PE_start, int logPE_stride,
+                       int PE_size, long *pSync, size_t psync_longs, const char *routine)
+{
+    int me = shmemi_world.my_pe, seg;
+    size_t off;
+
+    if (PE_start < 0 || logPE_stride < 0 || logPE_stride > 30 || PE_size < 1 ||
+        PE_start + (long)(PE_size - 1) * (1L << logPE_stride) >= shmemi_world.n_pes)
+        shmemi_fatal(routine, "active set (PE_start %d, logPE_stride %d, PE_size %d) does not fit in %d PEs",
+                     PE_start, logPE_stride, PE_size, shmemi_world.n_pes);
+    if (me < PE_start || (me - PE_start) % (1 << logPE_stride) ||
+        (me - PE_start) >> logPE_stride >= PE_size)
+        shmemi_fatal(routine, "this PE (%d) is not in the active set (PE_start %d, logPE_stride %d, PE_size %d)",
+                     me, PE_start, logPE_stride, PE_size);
+    *scratch = (struct shmemi_team){.start = PE_start, .stride = 1 << logPE_stride, .size = PE_size,
+                                    .my_pe = (me - PE_start) >> logPE_stride};
+    *g = (struct shmemi_group){.t = scratch, .me = scratch->my_pe, .n = PE_size, .routine = routine,
+                               .stride = sizeof(long), .counting = 1, .radix = PSYNC_RADIX};
+    layout(g);
+    g->all_mapped = members_mapped(scratch);
+    if ((size_t)g->nslots > psync_longs)
+        shmemi_fatal(routine, "%d PEs need %d pSync words; this pSync has %zu", PE_size, g->nslots,
+                     psync_longs);
+    seg = shmemi_sym_ref(routine, "pSync", pSync, psync_longs * sizeof(long), &off);
+    g->seg = seg;
+    g->off = off;
+}
+
+/* Flag value of (epoch, phase, step): 32 | 12 | 20 bits. */
+static uint64_t stamp(const struct shmemi_group *g, unsigned step)
+{
+    return g->epoch << 32 | (uint64_t)(g->phase & 0xfff) << 20 | (step & 0xfffff);
+}
+
+/* Signals and consumptions are fetching AMOs: complete on return, so two
+ * signals of one writer to one slot cannot land out of order (an injected
+ * AMO on a network path could), and a consumed count is gone before the
+ * next wait looks. */
+void shmemi_grp_signal(struct shmemi_group *g, int slot, int rank, unsigned step)
+{
+    int pe = shmemi_grp_pe(g, rank);
+    uint64_t v = g->counting ? 1 : stamp(g, step), old;
+
+    shmemi_world.tp[pe]->amo(pe, g->seg, shmemi_grp_slot_off(g, slot), g->counting ? SHMEMI_AMO_ADD : SHMEMI_AMO_SWAP,
+                             SHMEMI_DT(SHMEMI_DT_UINT, 8), &v, NULL, &old, g->routine);
+}
+
+void shmemi_grp_wait(struct shmemi_group *g, int slot, unsigned step)
+{
+    uint64_t *flag = shmemi_grp_local(g, slot), want = g->counting ? 1 : stamp(g, step);
+    unsigned spins = 0;
+
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want)
+        shmemi_backoff(&spins);
+    if (g->counting) {
+        int pe = shmemi_world.my_pe;
+        uint64_t minus_one = UINT64_MAX, old;
+        shmemi_world.tp[pe]->amo(pe, g->seg, shmemi_grp_slot_off(g, slot), SHMEMI_AMO_ADD,
+                                 SHMEMI_DT(SHMEMI_DT_UINT, 8), &minus_one, NULL, &old, g->routine);
+    }
+}
+
+void shmemi_grp_release(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+const void *shmemi_grp_peer_ptr(const struct shmemi_group *g, int rank, int seg, size_t off)
+{
+    int pe = shmemi_grp_pe(g, rank);
+    return shmemi_world.tp[pe]->ptr(pe, seg, off);
+}
+
+void shmemi_grp_get(const struct shmemi_group *g, void *dst, int rank, int seg, size_t off, size_t n)
+{
+    int pe = shmemi_grp_pe(g, rank);
+    const void *p;
+
+    if (!n)
+        return;
+    p = shmemi_world.tp[pe]->ptr(pe, seg, off);
+    if (p) {
+        if (p != dst)
+            memcpy(dst, p, n);
+    } else {
+        shmemi_world.tp[pe]->get(dst, pe, seg, off, n, g->routine);
+    }
+}
+
+void shmemi_grp_put(const struct shmemi_group *g, int rank, int seg, size_t off, const void *src, size_t n)
+{
+    int pe = shmemi_grp_pe(g, rank);
+    void *p;
+
+    if (!n)
+        return;
+    p = shmemi_world.tp[pe]->ptr(pe, seg, off);
+    if (p) {
+        if (p != src)
+            memcpy(p, src, n);
+    } else {
+        shmemi_world.tp[pe]->put(pe, seg, off, src, n, g->routine);
+    }
+}
+
+void *shmemi_grp_malloc(const struct shmemi_group *g, size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        shmemi_fatal(g->routine, "out of memory (%zu bytes of scratch)", n);
+    return p;
+}

@@ -1,0 +1,140 @@
+/*
+ * coll/reduce.c — element-wise reductions with the result on every member.
+ *
+ * recursive_doubling: with P the largest power of two <= N, members P..N-1
+ *   first fold their source into member i-P; then in round r members
+ *   i and i^2^r each read the other's partial result (kept in dest),
+ *   acknowledge, and combine; log2(P) rounds; finally the folded members
+ *   copy the result from their partner. Fewest steps: the default up to
+ *   SHMEMI_REDUCE_RD_MAX bytes. Partners combine in the same order up to
+ *   commutation, so every member gets bit-identical results.
+ * reduce_scatter: member i reduces the i-th of N slices over every
+ *   member's source (into its own dest slice), then every member copies
+ *   the other slices from their owners: each member reads 2(N-1)/N of the
+ *   data once, with three barriers. The default for larger reductions.
+ * Peers' data is combined straight from their mapping when mapped, or
+ * through a local bounce buffer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/algo.h"
+#include "coll/coll.h"
+#include "runtime/env.h"
+
+#define BOUNCE_MAX ((size_t)64 << 10)
+
+/* acc op= member rank's [seg, off, off+bytes), in pieces. */
+static void combine_from(struct shmemi_group *g, shmemi_combine_fn f, size_t elem, char *acc, int rank, int seg,
+                         size_t off, size_t bytes, char *bounce)
+{
+    const char *p = shmemi_grp_peer_ptr(g, rank, seg, off);
+
+    if (p) {
+        f(acc, p, bytes / elem);
+        return;
+    }
+    for (size_t at = 0; at < bytes; at += BOUNCE_MAX) {
+        size_t len = bytes - at < BOUNCE_MAX ? bytes - at : BOUNCE_MAX;
+        shmemi_grp_get(g, bounce, rank, seg, off + at, len);
+        f(acc + at, bounce, len / elem);
+    }
+}
+
+static void recursive_doubling(struct shmemi_group *g, shmemi_combine_fn f, size_t elem, struct shmemi_buf dest,
+                               struct shmemi_buf src, size_t count)
+{
+    size_t bytes = count * elem;
+    int p2 = 1, me = g->me;
+    char *mine = shmemi_buf_addr(dest), *tmp;
+    int fin = shmemi_grp_misc(g, SHMEMI_GRP_FOLD_IN), fout = shmemi_grp_misc(g, SHMEMI_GRP_FOLD_OUT),
+        fdone = shmemi_grp_misc(g, SHMEMI_GRP_FOLD_DONE);
+
+    while (p2 * 2 <= g->n)
+        p2 *= 2;
+    shmemi_grp_phase(g);
+    if (me >= p2) { /* folded: lend the source, then take the result */
+        shmemi_grp_signal(g, fin, me - p2, 1);
+        shmemi_grp_wait(g, fout, 1);
+        shmemi_grp_get(g, mine, me - p2, dest.seg, dest.off, bytes);
+        shmemi_grp_signal(g, fdone, me - p2, 1);
+        return;
+    }
+    tmp = shmemi_grp_malloc(g, bytes);
+    if (mine != shmemi_buf_addr(src))
+        memmove(mine, shmemi_buf_addr(src), bytes);
+    if (me + p2 < g->n) {
+        shmemi_grp_wait(g, fin, 1);
+        combine_from(g, f, elem, mine, me + p2, src.seg, src.off, bytes, tmp);
+    }
+    for (int r = 0, d = 1; d < p2; r++, d <<= 1) {
+        int peer = me ^ d;
+
+        shmemi_grp_release();
+        shmemi_grp_signal(g, shmemi_grp_rdy(g, r), peer, 1);
+        shmemi_grp_wait(g, shmemi_grp_rdy(g, r), 1);
+        shmemi_grp_get(g, tmp, peer, dest.seg, dest.off, bytes);
+        shmemi_grp_signal(g, shmemi_grp_rdn(g, r), peer, 1);
+        shmemi_grp_wait(g, shmemi_grp_rdn(g, r), 1); /* peer has read ours: now change it */
+        f(mine, tmp, count);
+    }
+    free(tmp);
+    if (me + p2 < g->n) {
+        shmemi_grp_release();
+        shmemi_grp_signal(g, fout, me + p2, 1);
+        shmemi_grp_wait(g, fdone, 1);
+    }
+}
+
+static void reduce_scatter(struct shmemi_group *g, shmemi_combine_fn f, size_t elem, struct shmemi_buf dest,
+                           struct shmemi_buf src, size_t count)
+{
+    size_t per = count / (size_t)g->n, extra = count % (size_t)g->n;
+    size_t lo = (size_t)g->me * per + ((size_t)g->me < extra ? (size_t)g->me : extra);
+    size_t len = per + ((size_t)g->me < extra);
+    char *acc, *bounce = NULL;
+
+    shmemi_grp_barrier(g); /* every source is ready */
+    /* Own slice: reduce into a private buffer, since dest may alias the
+     * source other members have yet to read. */
+    acc = shmemi_grp_malloc(g, len * elem);
+    memcpy(acc, shmemi_buf_addr(src) + lo * elem, len * elem);
+    if (!g->all_mapped)
+        bounce = shmemi_grp_malloc(g, BOUNCE_MAX);
+    for (int k = 1; k < g->n && len; k++) {
+        int i = (g->me + k) % g->n;
+        combine_from(g, f, elem, acc, i, src.seg, src.off + lo * elem, len * elem, bounce);
+    }
+    shmemi_grp_barrier(g); /* every source has been read */
+    memcpy(shmemi_buf_addr(dest) + lo * elem, acc, len * elem);
+    free(acc);
+    free(bounce);
+    shmemi_grp_barrier(g); /* every slice is in its owner's dest */
+    for (int k = 1; k < g->n; k++) {
+        int i = (g->me + k) % g->n;
+        size_t ilo = (size_t)i * per + ((size_t)i < extra ? (size_t)i : extra), ilen = per + ((size_t)i < extra);
+        shmemi_grp_get(g, shmemi_buf_addr(dest) + ilo * elem, i, dest.seg, dest.off + ilo * elem, ilen * elem);
+    }
+    shmemi_grp_barrier(g); /* nobody changes dest while it is read */
+}
+
+void shmemi_coll_reduce(struct shmemi_group *g, enum shmemi_reduce_op op, int dtype, struct shmemi_buf dest,
+                        struct shmemi_buf src, size_t count)
+{
+    shmemi_combine_fn f = shmemi_combine_for(op, dtype, g->routine);
+    size_t elem = SHMEMI_DT_SIZE(dtype);
+    int alg = shmemi_settings.reduce_alg;
+
+    if (g->n == 1 || !count) {
+        if (count && shmemi_buf_addr(dest) != shmemi_buf_addr(src))
+            memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), count * elem);
+        return;
+    }
+    if (alg == SHMEMI_ALG_AUTO)
+        alg = count * elem <= SHMEMI_REDUCE_RD_MAX || count < (size_t)g->n ? SHMEMI_ALG_RECURSIVE_DOUBLING
+                                                                          : SHMEMI_ALG_REDUCE_SCATTER;
+    if (alg == SHMEMI_ALG_REDUCE_SCATTER)
+        reduce_scatter(g, f, elem, dest, src, count);
+    else
+        recursive_doubling(g, f, elem, dest, src, count);
+}

@@ -1,0 +1,367 @@
+/*
+ * transport/ofi.c — bringing the libfabric path up and down: provider
+ * choice, endpoints and counters, memory registration for the provider's
+ * mr_mode, address/key exchange through the bootstrap, progress (from
+ * wait loops and an optional thread).
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bootstrap/bootstrap.h"
+#include "runtime/env.h"
+#include "transport/ofi.h"
+
+struct shmemi_ofi shmemi_ofi;
+
+#define CARD_KEY "shoal.ofi"
+#define ADDR_MAX 224
+
+/* What a PE publishes: its endpoint address and its regions' keys. */
+struct ofi_card {
+    uint32_t addrlen;
+    uint8_t addr[ADDR_MAX];
+    struct shmemi_ofi_remote reg[SHMEMI_OFI_NREG];
+};
+
+static char choice_reason[160];
+
+void shmemi_ofi_fail(const char *routine, const char *call, int pe, ssize_t rc)
+{
+    const char *prov = shmemi_ofi.info ? shmemi_ofi.info->fabric_attr->prov_name : "libfabric";
+
+    if (pe >= 0)
+        shmemi_fatal(routine, "%s to PE %d failed (provider %s): %s", call, pe, prov,
+                     fi_strerror((int)-rc));
+    shmemi_fatal(routine, "%s failed (provider %s): %s", call, prov, fi_strerror((int)-rc));
+}
+
+#define CHECK(call, what, routine)                                                              \
+    do {                                                                                        \
+        int rc_ = (int)(call);                                                                  \
+        if (rc_)                                                                                \
+            shmemi_ofi_fail(routine, what, -1, rc_);                                            \
+    } while (0)
+
+/* ---- provider choice ---- */
+
+static int usable(const struct fi_info *fi)
+{
+    /* udp;ofi_rxd hangs on this libfabric: never take it by ourselves. */
+    return !strstr(fi->fabric_attr->prov_name, "ofi_rxd");
+}
+
+static struct fi_info *choose_provider(const char *routine)
+{
+    struct fi_info *hints = fi_allocinfo(), *all = NULL, *pick = NULL;
+    const char *want = shmemi_settings.ofi_provider, *fip = getenv("FI_PROVIDER");
+    int rc;
+
+    if (!hints)
+        shmemi_fatal(routine, "out of memory");
+    /* FI_ATOMIC must be asked for: tcp;ofi_rxm lists it only then. */
+    hints->caps = FI_RMA | FI_ATOMIC;
+    hints->mode = 0; /* no FI_CONTEXT: operations carry no context */
+    hints->ep_attr->type = FI_EP_RDM;
+    /* Every mode we can serve; FI_MR_LOCAL is not among them. */
+    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    /* Shared contexts, THREAD_MULTIPLE and the progress thread call in
+     * concurrently; PRIVATE contexts take no lock of ours. */
+    hints->domain_attr->threading = FI_THREAD_SAFE;
+    /* Quiet means delivered at the target, not just sent. */
+    hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+    if (want[0])
+        hints->fabric_attr->prov_name = strdup(want);
+
+    rc = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &all);
+    if (rc || !all)
+        shmemi_fatal(routine, "no libfabric provider offers RDM endpoints with FI_RMA|FI_ATOMIC%s%s%s%s "
+                     "(fi_getinfo: %s)", want[0] ? " under SHMEM_OFI_PROVIDER=" : "", want,
+                     fip ? " with FI_PROVIDER=" : "", fip ? fip : "", rc ? fi_strerror(-rc) : "none");
+    for (struct fi_info *f = all; f && !pick; f = f->next)
+        if (usable(f) || want[0])
+            pick = f;
+    if (!pick)
+        shmemi_fatal(routine, "the only libfabric providers offered are udp;ofi_rxd, which hangs here: "
+                     "set FI_PROVIDER or SHMEM_OFI_PROVIDER to tcp, shm or sockets");
+    if (want[0])
+        snprintf(choice_reason, sizeof choice_reason, "SHMEM_OFI_PROVIDER=%s", want);
+    else if (fip)
+        snprintf(choice_reason, sizeof choice_reason, "FI_PROVIDER=%s (libfabric's filter)", fip);
+    else
+        snprintf(choice_reason, sizeof choice_reason,
+                 "first RDM provider with FI_RMA|FI_ATOMIC that fi_getinfo offers (udp;ofi_rxd skipped)");
+    pick = fi_dupinfo(pick);
+    fi_freeinfo(all);
+    fi_freeinfo(hints);
+    if (!pick)
+        shmemi_fatal(routine, "out of memory");
+    return pick;
+}
+
+/* Fence is free when the provider places RMA and atomic writes in issue
+ * order with each other (not only within each class). */
+static int writes_ordered(const struct fi_info *fi)
+{
+    uint64_t o = fi->tx_attr->msg_order;
+    return (o & FI_ORDER_WAW) && (o & FI_ORDER_RAW) && (o & FI_ORDER_WAR) &&
+           fi->ep_attr->max_order_waw_size == (size_t)-1;
+}
+
+/* ---- endpoints ---- */
+
+void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
+    struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
+
+    memset(e, 0, sizeof *e);
+    CHECK(fi_cq_open(o->domain, &cqa, &e->cq, NULL), "fi_cq_open", routine);
+    CHECK(fi_cntr_open(o->domain, &ca, &e->wcntr, NULL), "fi_cntr_open", routine);
+    CHECK(fi_cntr_open(o->domain, &ca, &e->rcntr, NULL), "fi_cntr_open", routine);
+    CHECK(fi_endpoint(o->domain, o->info, &e->ep, NULL), "fi_endpoint", routine);
+    CHECK(fi_ep_bind(e->ep, &o->av->fid, 0), "fi_ep_bind(av)", routine);
+    CHECK(fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
+          "fi_ep_bind(cq)", routine);
+    CHECK(fi_ep_bind(e->ep, &e->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)", routine);
+    CHECK(fi_ep_bind(e->ep, &e->rcntr->fid, FI_READ), "fi_ep_bind(read counter)", routine);
+    CHECK(fi_enable(e->ep), "fi_enable", routine);
+}
+
+void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e)
+{
+    if (e->ep)
+        fi_close(&e->ep->fid);
+    if (e->wcntr)
+        fi_close(&e->wcntr->fid);
+    if (e->rcntr)
+        fi_close(&e->rcntr->fid);
+    if (e->cq)
+        fi_close(&e->cq->fid);
+    memset(e, 0, sizeof *e);
+}
+
+/* ---- progress and completion ---- */
+
+static SHMEMI_NORETURN void cq_error(struct shmemi_ofi_ep *e, const char *routine)
+{
+    struct fi_cq_err_entry err = {0};
+    char buf[128];
+
+    if (fi_cq_readerr(e->cq, &err, 0) < 1)
+        shmemi_fatal(routine, "a libfabric operation failed (provider %s), no detail available",
+                     shmemi_ofi.info->fabric_attr->prov_name);
+    shmemi_fatal(routine, "a libfabric operation failed (provider %s): %s (%s)",
+                 shmemi_ofi.info->fabric_attr->prov_name, fi_strerror(err.err),
+                 fi_cq_strerror(e->cq, err.prov_errno, err.err_data, buf, sizeof buf));
+}
+
+/* Reading the queue is what drives a manual-progress provider. Only
+ * errors arrive here (selective completion, no receives posted). */
+static void ep_poll(struct shmemi_ofi_ep *e)
+{
+    struct fi_cq_entry ent;
+    ssize_t n = fi_cq_read(e->cq, &ent, 1);
+
+    if (n == -FI_EAVAIL)
+        cq_error(e, "shmem (network progress)");
+}
+
+void shmemi_ofi_progress(void)
+{
+    if (!shmemi_ofi.main.ep)
+        return;
+    ep_poll(&shmemi_ofi.main);
+    shmemi_ofi_ctx_progress();
+}
+
+void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct fid_cntr *cntr, const uint64_t *issued, int pe,
+                          const char *routine)
+{
+    unsigned spins = 0;
+
+    while (fi_cntr_read(cntr) < __atomic_load_n(issued, __ATOMIC_ACQUIRE)) {
+        if (fi_cntr_readerr(cntr) > 0) {
+            ep_poll(e); /* reports the queued error entry */
+            shmemi_ofi_fail(routine, pe >= 0 ? "a transfer" : "completing transfers", pe, -FI_EIO);
+        }
+        shmemi_ofi_progress();
+        if (++spins > shmemi_world.spin_limit)
+            sched_yield();
+    }
+}
+
+void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
+{
+    shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, -1, routine);
+    shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, -1, routine);
+}
+
+/* ---- progress thread ---- */
+
+static pthread_t progress_tid;
+static atomic_int progress_stop;
+static int progress_running;
+
+static void *progress_main(void *arg)
+{
+    /* Short sleeps: a computing PE serves peers within ~0.1 ms, and an
+     * idle thread costs its core almost nothing. */
+    const struct timespec nap = {0, 100000};
+    (void)arg;
+    while (!atomic_load_explicit(&progress_stop, memory_order_relaxed)) {
+        shmemi_ofi_progress();
+        nanosleep(&nap, NULL);
+    }
+    return NULL;
+}
+
+static void progress_thread_start(void)
+{
+    int want = shmemi_settings.progress_thread;
+
+    if (want < 0)
+        want = shmemi_ofi.manual_progress;
+    if (!want)
+        return;
+    atomic_store(&progress_stop, 0);
+    if (pthread_create(&progress_tid, NULL, progress_main, NULL) != 0) {
+        shmemi_warn("shmem_init", "cannot start the progress thread; progress comes from library calls only");
+        return;
+    }
+    progress_running = 1;
+}
+
+static void progress_thread_stop(void)
+{
+    if (!progress_running)
+        return;
+    atomic_store(&progress_stop, 1);
+    pthread_join(progress_tid, NULL);
+    progress_running = 0;
+}
+
+/* ---- bring-up ---- */
+
+static void register_region(int reg, void *base, size_t len, struct shmemi_ofi_remote *out,
+                            const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    uint64_t mode = o->info->domain_attr->mr_mode;
+
+    out->base = 0;
+    out->key = 0;
+    if (!len)
+        return;
+    /* The requested key is used only without FI_MR_PROV_KEY (scalable MRs). */
+    CHECK(fi_mr_reg(o->domain, base, len, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, (uint64_t)reg + 1, 0,
+                    &o->mr[reg], NULL),
+          "fi_mr_reg", routine);
+    if (mode & FI_MR_ENDPOINT) {
+        CHECK(fi_mr_bind(o->mr[reg], &o->main.ep->fid, 0), "fi_mr_bind", routine);
+        CHECK(fi_mr_enable(o->mr[reg]), "fi_mr_enable", routine);
+    }
+    out->key = fi_mr_key(o->mr[reg]);
+    /* Without FI_MR_VIRT_ADDR the target address is an offset in the region. */
+    out->base = (mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)base : 0;
+}
+
+void shmemi_ofi_open(const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    struct shmemi_world *w = &shmemi_world;
+    struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)w->n_pes};
+    struct ofi_card card;
+    size_t len = sizeof card.addr;
+
+    o->info = choose_provider(routine);
+    o->inject_size = o->info->tx_attr->inject_size;
+    o->manual_progress = o->info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
+    o->ordered_writes = writes_ordered(o->info);
+    CHECK(fi_fabric(o->info->fabric_attr, &o->fabric, NULL), "fi_fabric", routine);
+    CHECK(fi_domain(o->fabric, o->info, &o->domain, NULL), "fi_domain", routine);
+    CHECK(fi_av_open(o->domain, &ava, &o->av, NULL), "fi_av_open", routine);
+    shmemi_ofi_ep_open(&o->main, routine);
+
+    memset(&card, 0, sizeof card);
+    CHECK(fi_getname(&o->main.ep->fid, card.addr, &len), "fi_getname", routine);
+    card.addrlen = (uint32_t)len;
+    register_region(0, w->heap_seg.base, w->heap_seg.size, &card.reg[0], routine);
+    register_region(1, (void *)w->seg_base[SHMEMI_SEG_DATA], w->seg_size[SHMEMI_SEG_DATA], &card.reg[1],
+                    routine);
+    shmemi_boot_put(CARD_KEY, &card, sizeof card, routine);
+    shmemi_ofi_amo_query();
+}
+
+void shmemi_ofi_connect(const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    int n = shmemi_world.n_pes;
+    struct ofi_card card;
+
+    o->addr = calloc((size_t)n, sizeof *o->addr);
+    o->remote = calloc((size_t)n * SHMEMI_OFI_NREG, sizeof *o->remote);
+    if (!o->addr || !o->remote)
+        shmemi_fatal(routine, "out of memory");
+    for (int pe = 0; pe < n; pe++) {
+        int rc;
+
+        shmemi_boot_get(pe, CARD_KEY, &card, sizeof card, routine);
+        rc = fi_av_insert(o->av, card.addr, 1, &o->addr[pe], 0, NULL);
+        if (rc != 1)
+            shmemi_ofi_fail(routine, "fi_av_insert", pe, rc < 0 ? rc : -FI_EINVAL);
+        memcpy(&o->remote[(size_t)pe * SHMEMI_OFI_NREG], card.reg, sizeof card.reg);
+    }
+    shmemi_world.net_progress = 1; /* wait loops also serve incoming traffic */
+    if (shmemi_world.my_pe == 0 && shmemi_settings.info) {
+        const struct fi_info *fi = o->info;
+        uint32_t v = fi_version();
+        printf("Network path: libfabric %u.%u, provider %s (domain %s), chosen by %s\n"
+               "  mr_mode 0x%x (%s addresses, %s keys), data progress %s, inject %zu B, fence %s,\n"
+               "  progress thread %s; atomics: %s\n",
+               FI_MAJOR(v), FI_MINOR(v), fi->fabric_attr->prov_name, fi->domain_attr->name,
+               choice_reason, (unsigned)fi->domain_attr->mr_mode,
+               fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? "virtual" : "offset",
+               fi->domain_attr->mr_mode & FI_MR_PROV_KEY ? "provider" : "requested",
+               o->manual_progress ? "manual" : "auto", o->inject_size,
+               o->ordered_writes ? "free (writes ordered)" : "by quiet",
+               shmemi_settings.progress_thread < 0 ? (o->manual_progress ? "on (auto)" : "off (auto)")
+               : shmemi_settings.progress_thread ? "on" : "off",
+               shmemi_ofi_amo_summary());
+        fflush(stdout);
+    }
+}
+
+void shmemi_ofi_start(void)
+{
+    progress_thread_start();
+}
+
+void shmemi_ofi_close(void)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+
+    progress_thread_stop();
+    shmemi_world.net_progress = 0;
+    shmemi_ofi_ctx_release();
+    shmemi_ofi_ep_close(&o->main);
+    for (int i = 0; i < SHMEMI_OFI_NREG; i++)
+        if (o->mr[i])
+            fi_close(&o->mr[i]->fid);
+    if (o->av)
+        fi_close(&o->av->fid);
+    if (o->domain)
+        fi_close(&o->domain->fid);
+    if (o->fabric)
+        fi_close(&o->fabric->fid);
+    if (o->info)
+        fi_freeinfo(o->info);
+    free(o->addr);
+    free(o->remote);
+    memset(o, 0, sizeof *o);
+}

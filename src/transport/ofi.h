@@ -1,0 +1,118 @@
+/*
+ * transport/ofi.h — the libfabric path, shared by the ofi*.c files only
+ * (comm/ reaches it through transport.h). One fabric, domain and AV per
+ * PE; an RDM endpoint per context (the default context's one is also
+ * the target every peer addresses); two completion counters per
+ * endpoint, so quiet waits on counts, never on a queue of events.
+ */
+#ifndef SHMEMI_OFI_H
+#define SHMEMI_OFI_H
+
+#include <stdint.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "shmemi.h"
+
+/* One endpoint with its completion tracking. Writes (puts, non-fetching
+ * AMOs) complete on wcntr, reads (gets, fetching AMOs) on rcntr; the
+ * issued counts are atomics because shared contexts (and the default
+ * one) may be used by several threads; FI_THREAD_SAFE covers the calls. */
+struct shmemi_ofi_ep {
+    struct fid_ep *ep;
+    struct fid_cq *cq;        /* errors only: FI_SELECTIVE_COMPLETION */
+    struct fid_cntr *wcntr, *rcntr;
+    uint64_t w_issued, r_issued;
+    size_t errs_seen;
+};
+
+/* Remote view of a peer's registered segment. */
+struct shmemi_ofi_remote {
+    uint64_t base; /* address to add offsets to (0 without FI_MR_VIRT_ADDR) */
+    uint64_t key;
+};
+
+#define SHMEMI_OFI_NREG 2 /* registered regions: 0 heap (control region + heap), 1 data */
+
+struct shmemi_ofi {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct shmemi_ofi_ep main; /* default context; every peer targets it */
+    struct fid_mr *mr[SHMEMI_OFI_NREG];
+    fi_addr_t *addr;                  /* [pe] */
+    struct shmemi_ofi_remote *remote; /* [pe * SHMEMI_OFI_NREG + reg] */
+    size_t inject_size;
+    int manual_progress;
+    int ordered_writes;  /* puts and AMOs are placed in issue order: fence is free */
+    /* [dtype index]: 1 when the provider does every AMO this type needs
+     * (docs/design.md: otherwise the locked software path serves them all) */
+    int amo_native[6];
+    int lock_capable;    /* 64-bit unsigned cswap/fetch/write: the software path can run */
+};
+
+extern struct shmemi_ofi shmemi_ofi;
+
+/* ofi.c: open before the bootstrap exchange (publishes address and
+ * keys), connect after it, start once the world is up, close at the end. */
+void shmemi_ofi_open(const char *routine);
+void shmemi_ofi_connect(const char *routine);
+void shmemi_ofi_start(void);
+void shmemi_ofi_close(void);
+SHMEMI_NORETURN void shmemi_ofi_fail(const char *routine, const char *call, int pe, ssize_t rc);
+void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine);
+void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e);
+void shmemi_ofi_progress(void);
+/* Wait until `cntr` reaches *issued, progressing everything meanwhile.
+ * *issued is re-read: with threads sharing the endpoint, reaching a
+ * snapshot would not prove that this thread's operation completed. */
+void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct fid_cntr *cntr, const uint64_t *issued, int pe,
+                          const char *routine);
+void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine);
+
+/* ofi_ctx.c: the endpoint serving a context (created on first use). */
+struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx);
+void shmemi_ofi_ctx_progress(void);
+void shmemi_ofi_ctx_release(void);
+
+/* ofi_amo.c: provider atomics, or the locked software path. */
+void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
+                    const void *value, const void *cond, void *fetch, const char *routine);
+void shmemi_ofi_amo_query(void);
+const char *shmemi_ofi_amo_summary(void);
+
+/* Remote (address, key) of (seg, off) on pe. */
+static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *key);
+
+#include "memory/ctrl.h"
+#include "runtime/world.h"
+
+static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *key)
+{
+    int reg = seg == SHMEMI_SEG_DATA;
+    const struct shmemi_ofi_remote *r = &shmemi_ofi.remote[(size_t)pe * SHMEMI_OFI_NREG + reg];
+
+    if (seg == SHMEMI_SEG_HEAP)
+        off += SHMEMI_CTRL_SIZE;
+    *key = r->key;
+    return r->base + off;
+}
+
+/* Retry a libfabric call while it returns -FI_EAGAIN, progressing. */
+#define SHMEMI_OFI_RETRY(call, what, pe, routine)                                               \
+    do {                                                                                        \
+        ssize_t rc_;                                                                            \
+        while ((rc_ = (call)) == -FI_EAGAIN)                                                    \
+            shmemi_ofi_progress();                                                              \
+        if (rc_)                                                                                \
+            shmemi_ofi_fail(routine, what, pe, rc_);                                            \
+    } while (0)
+
+#endif /* SHMEMI_OFI_H */

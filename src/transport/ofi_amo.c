@@ -1,0 +1,215 @@
+/*
+ * transport/ofi_amo.c — AMOs over libfabric.
+ *
+ * At start-up fi_atomicvalid / fi_fetch_atomicvalid /
+ * fi_compare_atomicvalid tell, per datatype, whether the provider does
+ * every operation OpenSHMEM defines for it. A datatype the provider
+ * serves completely uses fi_atomic / fi_fetch_atomic / fi_compare_atomic.
+ * A datatype it lacks even one operation for goes, for EVERY operation,
+ * through the locked software path, so AMOs on one object never mix the
+ * two mechanisms (atomicity holds among AMOs of one datatype, which is
+ * what OpenSHMEM promises):
+ *
+ *   lock:   64-bit compare-and-swap 0 -> (my_pe + 1) on the target PE's
+ *           lock word (control region), retried with progress;
+ *   modify: fi_read the object, compute, fi_write it back and wait for
+ *           delivery;
+ *   unlock: 64-bit atomic write of 0.
+ *
+ * Only the 64-bit unsigned cswap and write must be native for that; if
+ * even they are missing, an AMO on a lacking type fails with a message
+ * (never the start-up).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "memory/ctrl.h"
+#include "runtime/env.h"
+#include "transport/ofi.h"
+
+enum { DT_I32, DT_I64, DT_U32, DT_U64, DT_F32, DT_F64, DT_N };
+
+static const enum fi_datatype fi_type[DT_N] = {FI_INT32, FI_INT64, FI_UINT32, FI_UINT64, FI_FLOAT, FI_DOUBLE};
+static const char *const dt_name[DT_N] = {"int32", "int64", "uint32", "uint64", "float", "double"};
+
+static int dt_index(int dtype)
+{
+    int wide = SHMEMI_DT_SIZE(dtype) == 8;
+
+    switch (SHMEMI_DT_CLASS(dtype)) {
+    case SHMEMI_DT_SINT: return wide ? DT_I64 : DT_I32;
+    case SHMEMI_DT_FLOAT: return wide ? DT_F64 : DT_F32;
+    default: return wide ? DT_U64 : DT_U32;
+    }
+}
+
+static int valid(int kind, enum fi_datatype dt, enum fi_op op)
+{
+    struct fid_ep *ep = shmemi_ofi.main.ep;
+    size_t count = 0;
+    int rc = kind == 0 ? fi_atomicvalid(ep, dt, op, &count)
+             : kind == 1 ? fi_fetch_atomicvalid(ep, dt, op, &count)
+                         : fi_compare_atomicvalid(ep, dt, op, &count);
+    return rc == 0 && count >= 1;
+}
+
+static int type_complete(enum fi_datatype dt, int is_float)
+{
+    static const enum fi_op arith[] = {FI_SUM, FI_BAND, FI_BOR, FI_BXOR};
+
+    if (!valid(1, dt, FI_ATOMIC_READ) || !valid(0, dt, FI_ATOMIC_WRITE) || !valid(1, dt, FI_ATOMIC_WRITE))
+        return 0;
+    if (is_float)
+        return 1; /* extended AMO types: fetch, set, swap only */
+    if (!valid(2, dt, FI_CSWAP))
+        return 0;
+    for (size_t i = 0; i < sizeof arith / sizeof arith[0]; i++)
+        if (!valid(0, dt, arith[i]) || !valid(1, dt, arith[i]))
+            return 0;
+    return 1;
+}
+
+void shmemi_ofi_amo_query(void)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+
+    for (int i = 0; i < DT_N; i++)
+        o->amo_native[i] = !shmemi_settings.ofi_soft_amo && type_complete(fi_type[i], i >= DT_F32);
+    o->lock_capable = valid(2, FI_UINT64, FI_CSWAP) && valid(0, FI_UINT64, FI_ATOMIC_WRITE);
+}
+
+const char *shmemi_ofi_amo_summary(void)
+{
+    static char buf[160];
+    size_t n = 0;
+    int soft = 0;
+
+    for (int i = 0; i < DT_N; i++)
+        soft += !shmemi_ofi.amo_native[i];
+    if (!soft)
+        return "provider atomics for every type";
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "locked software path for");
+    for (int i = 0; i < DT_N && n < sizeof buf; i++)
+        if (!shmemi_ofi.amo_native[i])
+            n += (size_t)snprintf(buf + n, sizeof buf - n, " %s", dt_name[i]);
+    if (n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n, "%s", shmemi_ofi.lock_capable ? "" : " (unavailable: no 64-bit cswap)");
+    return buf;
+}
+
+/* ---- provider atomics ---- */
+
+static const enum fi_op fi_op_of[] = {
+    [SHMEMI_AMO_FETCH] = FI_ATOMIC_READ, [SHMEMI_AMO_SET] = FI_ATOMIC_WRITE, [SHMEMI_AMO_SWAP] = FI_ATOMIC_WRITE,
+    [SHMEMI_AMO_CSWAP] = FI_CSWAP,       [SHMEMI_AMO_ADD] = FI_SUM,         [SHMEMI_AMO_AND] = FI_BAND,
+    [SHMEMI_AMO_OR] = FI_BOR,            [SHMEMI_AMO_XOR] = FI_BXOR,
+};
+
+static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
+                   enum fi_datatype dt, const void *value, const void *cond, void *fetch, const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key), zero = 0, scratch;
+    fi_addr_t to = o->addr[pe];
+    enum fi_op fop = fi_op_of[op];
+
+    if (op == SHMEMI_AMO_FETCH)
+        value = &zero; /* ignored by FI_ATOMIC_READ, but must be readable */
+    if (!fetch && (op == SHMEMI_AMO_SWAP || op == SHMEMI_AMO_CSWAP || op == SHMEMI_AMO_FETCH))
+        fetch = &scratch;
+
+    if (!fetch) {
+        /* Non-fetching: injected, so the operand is copied now. */
+        SHMEMI_OFI_RETRY(fi_inject_atomic(e->ep, value, 1, to, raddr, key, dt, fop), "fi_inject_atomic", pe,
+                         routine);
+        __atomic_fetch_add(&e->w_issued, 1, __ATOMIC_RELEASE);
+        return;
+    }
+    if (op == SHMEMI_AMO_CSWAP)
+        SHMEMI_OFI_RETRY(fi_compare_atomic(e->ep, value, 1, NULL, cond, NULL, fetch, NULL, to, raddr, key, dt,
+                                           fop, NULL),
+                         "fi_compare_atomic", pe, routine);
+    else
+        SHMEMI_OFI_RETRY(fi_fetch_atomic(e->ep, value, 1, NULL, fetch, NULL, to, raddr, key, dt, fop, NULL),
+                         "fi_fetch_atomic", pe, routine);
+    __atomic_fetch_add(&e->r_issued, 1, __ATOMIC_RELEASE);
+    shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
+}
+
+/* ---- the locked software path ---- */
+
+static uint64_t apply(enum shmemi_amo_op op, size_t size, uint64_t cur, uint64_t v, uint64_t c)
+{
+    uint64_t mask = size == 8 ? ~(uint64_t)0 : 0xffffffffu;
+
+    switch (op) {
+    case SHMEMI_AMO_FETCH: return cur;
+    case SHMEMI_AMO_SET:
+    case SHMEMI_AMO_SWAP: return v;
+    case SHMEMI_AMO_CSWAP: return cur == (c & mask) ? v : cur;
+    case SHMEMI_AMO_ADD: return (cur + v) & mask; /* two's complement: signed alike */
+    case SHMEMI_AMO_AND: return cur & v;
+    case SHMEMI_AMO_OR: return cur | v;
+    default: return cur ^ v;
+    }
+}
+
+static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
+                   const void *value, const void *cond, void *fetch, const char *routine)
+{
+    const size_t lock_off = SHMEMI_CTRL_OFF(amo_lock);
+    size_t size = SHMEMI_DT_SIZE(dtype);
+    uint64_t me = (uint64_t)shmemi_world.my_pe + 1, free_ = 0, seen, cur = 0, v = 0, c = 0, nv;
+    unsigned spins = 0;
+
+    if (!shmemi_ofi.lock_capable)
+        shmemi_fatal(routine, "provider %s lacks this atomic operation on %s, and has no 64-bit "
+                     "compare-and-swap to emulate it with; choose another provider (SHMEM_OFI_PROVIDER)",
+                     shmemi_ofi.info->fabric_attr->prov_name, dt_name[dt_index(dtype)]);
+    for (;;) {
+        native(e, pe, SHMEMI_SEG_CTRL, lock_off, SHMEMI_AMO_CSWAP, FI_UINT64, &me, &free_, &seen, routine);
+        if (seen == 0)
+            break;
+        shmemi_ofi_progress();
+        if (++spins > shmemi_world.spin_limit)
+            sched_yield();
+    }
+    if (value)
+        memcpy(&v, value, size);
+    if (cond)
+        memcpy(&c, cond, size);
+    /* A get waits for this endpoint's earlier writes first, and then
+     * for itself. */
+    {
+        struct shmemi_ofi *o = &shmemi_ofi;
+        uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+
+        shmemi_ofi_quiet_ep(e, routine);
+        SHMEMI_OFI_RETRY(fi_read(e->ep, &cur, size, NULL, o->addr[pe], raddr, key, NULL), "fi_read", pe, routine);
+        __atomic_fetch_add(&e->r_issued, 1, __ATOMIC_RELEASE);
+        shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
+        nv = apply(op, size, cur, v, c);
+        if (nv != cur) {
+            SHMEMI_OFI_RETRY(fi_write(e->ep, &nv, size, NULL, o->addr[pe], raddr, key, NULL), "fi_write", pe,
+                             routine);
+            __atomic_fetch_add(&e->w_issued, 1, __ATOMIC_RELEASE);
+            /* Delivered before the unlock can be seen. */
+            shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, pe, routine);
+        }
+    }
+    native(e, pe, SHMEMI_SEG_CTRL, lock_off, SHMEMI_AMO_SET, FI_UINT64, &free_, NULL, NULL, routine);
+    if (fetch)
+        memcpy(fetch, &cur, size);
+}
+
+void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
+                    const void *value, const void *cond, void *fetch, const char *routine)
+{
+    int i = dt_index(dtype);
+
+    if (shmemi_ofi.amo_native[i])
+        native(e, pe, seg, off, op, fi_type[i], value, cond, fetch, routine);
+    else
+        locked(e, pe, seg, off, op, dtype, value, cond, fetch, routine);
+}

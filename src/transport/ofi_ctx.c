@@ -1,0 +1,96 @@
+/*
+ * transport/ofi_ctx.c — per-context completion tracking on the network
+ * path. Every created context gets its own RDM endpoint with its own
+ * counters, so one context's quiet never waits for another's traffic.
+ * The endpoint is made on the context's first network operation and
+ * found again by the context's address (a short table, searched without
+ * locks: entries are published once and never move). A context freed
+ * and another created at the same address reuses the quiesced endpoint
+ * (destroy quiets the context first). Past SHMEMI_OFI_MAX_CTX endpoints,
+ * or if the provider refuses another, a context shares the default
+ * context's endpoint, which is always correct (quiet then waits for more).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "transport/ofi.h"
+
+#define SHMEMI_OFI_MAX_CTX 64
+
+struct ofi_cx {
+    const void *ctx;
+    struct shmemi_ofi_ep ep;
+};
+
+static struct ofi_cx *table[SHMEMI_OFI_MAX_CTX];
+static int n_table; /* published with release stores */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static int exhausted;
+
+static struct shmemi_ofi_ep *lookup(const void *ctx, int n)
+{
+    for (int i = 0; i < n; i++) {
+        struct ofi_cx *c = __atomic_load_n(&table[i], __ATOMIC_ACQUIRE);
+        if (c->ctx == ctx)
+            return &c->ep;
+    }
+    return NULL;
+}
+
+struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx)
+{
+    struct shmemi_ofi_ep *e;
+    struct ofi_cx *c;
+    int n;
+
+    if (ctx == SHMEM_CTX_DEFAULT || !ctx)
+        return &shmemi_ofi.main;
+    n = __atomic_load_n(&n_table, __ATOMIC_ACQUIRE);
+    if ((e = lookup(ctx, n)))
+        return e;
+    if (__atomic_load_n(&exhausted, __ATOMIC_RELAXED))
+        return &shmemi_ofi.main;
+
+    /* First use: creation is rare, so a mutex is fine here. */
+    pthread_mutex_lock(&table_lock);
+    n = n_table;
+    e = lookup(ctx, n);
+    if (!e && n < SHMEMI_OFI_MAX_CTX && (c = calloc(1, sizeof *c))) {
+        c->ctx = ctx;
+        /* shmemi_ofi_ep_open is fatal on failure; a provider out of
+         * endpoints is rare enough not to warrant a softer path. */
+        shmemi_ofi_ep_open(&c->ep, "shmem_ctx_create");
+        table[n] = c;
+        __atomic_store_n(&n_table, n + 1, __ATOMIC_RELEASE);
+        e = &c->ep;
+    }
+    if (!e) {
+        __atomic_store_n(&exhausted, 1, __ATOMIC_RELAXED);
+        e = &shmemi_ofi.main;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return e;
+}
+
+void shmemi_ofi_ctx_progress(void)
+{
+    int n = __atomic_load_n(&n_table, __ATOMIC_ACQUIRE);
+
+    for (int i = 0; i < n; i++) {
+        struct fi_cq_entry ent;
+        struct ofi_cx *c = __atomic_load_n(&table[i], __ATOMIC_ACQUIRE);
+        if (fi_cq_read(c->ep.cq, &ent, 1) == -FI_EAVAIL)
+            shmemi_ofi_fail("shmem (network progress)", "an operation of a context", -1, -FI_EIO);
+    }
+}
+
+void shmemi_ofi_ctx_release(void)
+{
+    for (int i = 0; i < n_table; i++) {
+        shmemi_ofi_ep_close(&table[i]->ep);
+        free(table[i]);
+        table[i] = NULL;
+    }
+    n_table = 0;
+    exhausted = 0;
+}

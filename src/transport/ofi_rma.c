@@ -1,0 +1,150 @@
+/*
+ * transport/ofi_rma.c — puts, gets, fence and quiet over libfabric, and
+ * the transport table. Completion is counted (struct shmemi_ofi_ep):
+ *  - a put up to inject_size is injected: the source is reusable at once;
+ *  - a larger put is zero-copy; the blocking form waits for the
+ *    endpoint's writes to complete, the nbi form leaves it to quiet;
+ *  - a get waits for the endpoint's reads (nbi: left to quiet); it first
+ *    completes the endpoint's writes, so a PE reads back what it put;
+ *  - fence is free when the provider orders RMA and atomic writes with
+ *    each other, and a quiet of the context otherwise;
+ *  - quiet waits until both counters reach the issued counts. Operations
+ *    are issued with FI_DELIVERY_COMPLETE, so a completed write is
+ *    visible at the target.
+ */
+#include "memory/addr.h"
+#include "transport/ofi.h"
+#include "transport/transport.h"
+
+static void wait_writes(struct shmemi_ofi_ep *e, int pe, const char *routine)
+{
+    shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, pe, routine);
+}
+
+static void wait_reads(struct shmemi_ofi_ep *e, int pe, const char *routine)
+{
+    shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
+}
+
+static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const void *src, size_t n, int nbi,
+                   const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+
+    if (n <= o->inject_size) {
+        SHMEMI_OFI_RETRY(fi_inject_write(e->ep, src, n, o->addr[pe], raddr, key), "fi_inject_write", pe,
+                         routine);
+        __atomic_fetch_add(&e->w_issued, 1, __ATOMIC_RELEASE);
+        return;
+    }
+    SHMEMI_OFI_RETRY(fi_write(e->ep, src, n, NULL, o->addr[pe], raddr, key, NULL), "fi_write", pe, routine);
+    __atomic_fetch_add(&e->w_issued, 1, __ATOMIC_RELEASE);
+    if (!nbi)
+        wait_writes(e, pe, routine);
+}
+
+static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t off, size_t n, int nbi,
+                   const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+
+    if (fi_cntr_read(e->wcntr) < __atomic_load_n(&e->w_issued, __ATOMIC_ACQUIRE))
+        wait_writes(e, pe, routine);
+    SHMEMI_OFI_RETRY(fi_read(e->ep, dst, n, NULL, o->addr[pe], raddr, key, NULL), "fi_read", pe, routine);
+    __atomic_fetch_add(&e->r_issued, 1, __ATOMIC_RELEASE);
+    if (!nbi)
+        wait_reads(e, pe, routine);
+}
+
+static void fence_ep(struct shmemi_ofi_ep *e)
+{
+    if (!shmemi_ofi.ordered_writes)
+        shmemi_ofi_quiet_ep(e, "shmem_fence");
+}
+
+/* ---- the default context ---- */
+
+static void ofi_put(int pe, int seg, size_t off, const void *src, size_t n, const char *routine)
+{
+    put_ep(&shmemi_ofi.main, pe, seg, off, src, n, 0, routine);
+}
+
+static void ofi_get(void *dst, int pe, int seg, size_t off, size_t n, const char *routine)
+{
+    get_ep(&shmemi_ofi.main, dst, pe, seg, off, n, 0, routine);
+}
+
+static void ofi_amo(int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype, const void *value,
+                    const void *cond, void *fetch, const char *routine)
+{
+    shmemi_ofi_amo(&shmemi_ofi.main, pe, seg, off, op, dtype, value, cond, fetch, routine);
+}
+
+static void ofi_fence(void)
+{
+    fence_ep(&shmemi_ofi.main);
+}
+
+static void ofi_quiet(void)
+{
+    shmemi_ofi_quiet_ep(&shmemi_ofi.main, "shmem_quiet");
+}
+
+/* Node-local peers' segments stay mapped in ofi mode: shmem_ptr may
+ * still hand out their addresses (load/store is the user's choice);
+ * every library operation goes through libfabric. */
+static void *ofi_ptr(int pe, int seg, size_t off)
+{
+    return shmemi_peer_addr(seg, off, pe);
+}
+
+/* ---- any context ---- */
+
+static void ofi_ctx_put(shmem_ctx_t ctx, int pe, int seg, size_t off, const void *src, size_t n, int nbi,
+                        const char *routine)
+{
+    put_ep(shmemi_ofi_ctx_ep(ctx), pe, seg, off, src, n, nbi, routine);
+}
+
+static void ofi_ctx_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, size_t n, int nbi,
+                        const char *routine)
+{
+    get_ep(shmemi_ofi_ctx_ep(ctx), dst, pe, seg, off, n, nbi, routine);
+}
+
+/* Fetching AMOs complete before return even in their nbi form: the
+ * operand may live on the caller's stack, and fi_fetch_atomic cannot
+ * inject it. Non-fetching AMOs are injected, nbi or not. */
+static void ofi_ctx_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
+                        const void *value, const void *cond, void *fetch, int nbi, const char *routine)
+{
+    (void)nbi;
+    shmemi_ofi_amo(shmemi_ofi_ctx_ep(ctx), pe, seg, off, op, dtype, value, cond, fetch, routine);
+}
+
+static void ofi_ctx_fence(shmem_ctx_t ctx)
+{
+    fence_ep(shmemi_ofi_ctx_ep(ctx));
+}
+
+static void ofi_ctx_quiet(shmem_ctx_t ctx)
+{
+    shmemi_ofi_quiet_ep(shmemi_ofi_ctx_ep(ctx), "shmem_quiet");
+}
+
+const struct shmemi_transport shmemi_transport_ofi = {
+    .name = "ofi",
+    .put = ofi_put,
+    .get = ofi_get,
+    .amo = ofi_amo,
+    .ptr = ofi_ptr,
+    .fence = ofi_fence,
+    .quiet = ofi_quiet,
+    .ctx_put = ofi_ctx_put,
+    .ctx_get = ofi_ctx_get,
+    .ctx_amo = ofi_ctx_amo,
+    .ctx_fence = ofi_ctx_fence,
+    .ctx_quiet = ofi_ctx_quiet,
+};

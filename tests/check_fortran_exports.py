@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Check that libshmem exports every name of the OpenSHMEM 1.4 Fortran binding.
+
+    python3 tests/check_fortran_exports.py BUILD_DIR [--reference DIR] [--lib LIB]
+
+Every name of fortran-names.txt (the reference list, in $SHOAL_REFERENCE_DIR
+or SRC/../shared/reference) must be exported by BUILD_DIR/src/libshmem.so
+under each spelling Shoal promises (docs/user-guide.md, "Fortran"):
+  name_     gfortran and ifort: lower case, one trailing underscore
+  name__    g77/f2c (-fsecond-underscore)
+  NAME      upper case, no underscore
+each with its profiling twin (pname_, pname__, PNAME). The list the table
+generated (BUILD_DIR/fortran-names.txt) must be the reference list, no
+more and no fewer names. Exit status 0 if everything holds, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SRC_DIR = Path(__file__).resolve().parent.parent
+
+
+def read_names(path: Path) -> list[str]:
+    names = []
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            names.append(line.split()[0])
+    return names
+
+
+def spellings(name: str) -> list[str]:
+    low = name.lower()
+    plain = [low + "_", low + "__", name.upper()]
+    return plain + ["p" + low + "_", "p" + low + "__", "P" + name.upper()]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build_dir", type=Path)
+    ap.add_argument("--reference", type=Path)
+    ap.add_argument("--lib", type=Path)
+    opts = ap.parse_args()
+
+    ref_dirs = [d for d in (opts.reference, os.environ.get("SHOAL_REFERENCE_DIR"),
+                            SRC_DIR.parent / "shared" / "reference") if d]
+    ref = next((Path(d) / "fortran-names.txt" for d in ref_dirs
+                if (Path(d) / "fortran-names.txt").is_file()), None)
+    if ref is None:
+        print("fortran-exports: fortran-names.txt not found (set SHOAL_REFERENCE_DIR)")
+        return 1
+    lib = opts.lib or opts.build_dir / "src" / "libshmem.so"
+    generated = opts.build_dir / "fortran-names.txt"
+    for path in (lib, generated):
+        if not path.is_file():
+            print(f"fortran-exports: {path} not found (is the library built with Fortran?)")
+            return 1
+    out = subprocess.run(["nm", "-D", "--defined-only", str(lib)], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout
+    symbols = {f.split("@")[0] for f in (l.split()[-1] for l in out.splitlines() if l.strip())}
+
+    spec = read_names(ref)
+    table = set(read_names(generated))
+    problems = 0
+    missing = {n: [s for s in spellings(n) if s not in symbols] for n in spec}
+    missing = {n: m for n, m in missing.items() if m}
+    for n, m in sorted(missing.items()):
+        print(f"  {n}: not exported as {', '.join(m)}")
+    if missing:
+        problems += 1
+    for what, names in (("in fortran-names.txt but not in spec/fortran.toml", set(spec) - table),
+                        ("in spec/fortran.toml but not in fortran-names.txt", table - set(spec))):
+        if names:
+            print(f"  {what}: {', '.join(sorted(names))}")
+            problems += 1
+    provided = len(spec) - len(missing)
+    print(f"fortran-exports: {provided}/{len(spec)} Fortran names exported, each as name_, name__, "
+          f"NAME and the p-twins")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
