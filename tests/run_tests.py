@@ -634,7 +634,7 @@ def exports_job(build: Path) -> Job:
         lines = output.strip().splitlines()
         if status != 0:
             return Outcome(False, lines[-1] if lines else "check_exports.py failed", stderr=output)
-        return Outcome(True, notes=[l for l in lines if l.startswith("exports:")])
+        return Outcome(True, notes=[l for l in lines if l.startswith(("exports:", "generics:"))])
     return Job("check/exports", run)
 
 

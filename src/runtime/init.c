@@ -63,7 +63,10 @@ static void world_up(const char *routine)
     w->n_local = bi->n_local;
     shmemi_env_load(routine);
     choose_wait_policy(); /* on the real node's PE count */
-    shmemi_boot_virtual_nodes(bi, shmemi_settings.virtual_nodes);
+    /* SHMEM_TRANSPORT=ofi: no peer shares memory with us, so each PE is
+     * its own node (SHMEM_TEAM_SHARED = this PE, as shmem_ptr says). */
+    shmemi_boot_virtual_nodes(bi, shmemi_settings.transport == SHMEMI_PATH_OFI ? bi->size
+                                                                              : shmemi_settings.virtual_nodes);
     w->n_local = bi->n_local;
     shmemi_team_setup(bi, routine);
 

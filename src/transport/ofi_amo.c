@@ -116,16 +116,15 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
 
     if (op == SHMEMI_AMO_FETCH)
         value = &zero; /* ignored by FI_ATOMIC_READ, but must be readable */
-    if (!fetch && (op == SHMEMI_AMO_SWAP || op == SHMEMI_AMO_CSWAP || op == SHMEMI_AMO_FETCH))
+    /* Non-fetching AMOs also fetch (into scratch) and complete before
+     * return. An injected atomic would be cheaper, but fi_inject_atomic
+     * may count complete once buffered (so quiet would not mean
+     * delivered), and shm mishandles fi_atomicmsg(FI_INJECT |
+     * FI_DELIVERY_COMPLETE) in libfabric 1.17 (values lost, crashes).
+     * A ring of operand/result slots completed at quiet would restore
+     * pipelining. */
+    if (!fetch)
         fetch = &scratch;
-
-    if (!fetch) {
-        /* Non-fetching: injected, so the operand is copied now. */
-        SHMEMI_OFI_RETRY(fi_inject_atomic(e->ep, value, 1, to, raddr, key, dt, fop), "fi_inject_atomic", pe,
-                         routine);
-        __atomic_fetch_add(&e->w_issued, 1, __ATOMIC_RELEASE);
-        return;
-    }
     if (op == SHMEMI_AMO_CSWAP)
         SHMEMI_OFI_RETRY(fi_compare_atomic(e->ep, value, 1, NULL, cond, NULL, fetch, NULL, to, raddr, key, dt,
                                            fop, NULL),

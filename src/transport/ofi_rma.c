@@ -33,8 +33,15 @@ static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const v
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
 
     if (n <= o->inject_size) {
-        SHMEMI_OFI_RETRY(fi_inject_write(e->ep, src, n, o->addr[pe], raddr, key), "fi_inject_write", pe,
-                         routine);
+        /* fi_inject_write may count the write complete once it is
+         * buffered (tcp;ofi_rxm does): ask for delivery explicitly, so
+         * that quiet keeps meaning "visible at the target". */
+        struct iovec iov = {.iov_base = (void *)src, .iov_len = n};
+        struct fi_rma_iov rma = {.addr = raddr, .len = n, .key = key};
+        struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
+                                 .rma_iov_count = 1};
+        SHMEMI_OFI_RETRY(fi_writemsg(e->ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE), "fi_writemsg(FI_INJECT)",
+                         pe, routine);
         __atomic_fetch_add(&e->w_issued, 1, __ATOMIC_RELEASE);
         return;
     }
@@ -92,12 +99,13 @@ static void ofi_quiet(void)
     shmemi_ofi_quiet_ep(&shmemi_ofi.main, "shmem_quiet");
 }
 
-/* Node-local peers' segments stay mapped in ofi mode: shmem_ptr may
- * still hand out their addresses (load/store is the user's choice);
- * every library operation goes through libfabric. */
+/* A peer reached by libfabric is not load/store accessible, even when
+ * (SHMEM_TRANSPORT=ofi) it shares the node: shmem_ptr gives NULL, and
+ * collectives that test ptr move their data through libfabric too, as on
+ * a real network. Own memory stays accessible. */
 static void *ofi_ptr(int pe, int seg, size_t off)
 {
-    return shmemi_peer_addr(seg, off, pe);
+    return pe == shmemi_world.my_pe ? shmemi_peer_addr(seg, off, pe) : NULL;
 }
 
 /* ---- any context ---- */

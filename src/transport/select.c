@@ -109,8 +109,14 @@ void shmemi_transport_release(void)
 {
     struct shmemi_world *w = &shmemi_world;
 
-    if (ofi_open)
+    /* A PE leaving the final barrier may still be the target of a peer's
+     * last operation (the unlock of a software AMO, a barrier signal):
+     * nobody closes its endpoint before everybody is past that point. The
+     * bootstrap fence needs no libfabric progress, so it cannot deadlock. */
+    if (ofi_open) {
+        shmemi_boot_exchange("shmem_finalize");
         shmemi_ofi_close();
+    }
     ofi_open = 0;
     free(w->tp);
     w->tp = NULL;
