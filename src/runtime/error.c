@@ -10,6 +10,7 @@
 #include "bootstrap/bootstrap.h"
 #include "memory/segment.h"
 #include "runtime/abort.h"
+#include "transport/transport.h"
 #include "runtime/world.h"
 
 /* Format the line into one buffer and write it with one write(2), so
@@ -42,6 +43,7 @@ void shmemi_abort_job(int status, const char *msg)
         fflush(stderr);
         /* Segments not yet unlinked (start-up) must not outlive us. */
         shmemi_segment_unlink_all();
+        shmemi_transport_abort(); /* e.g. libfabric shm's /dev/shm regions */
         shmemi_boot_abort(status, msg);
     }
     _exit(status);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "runtime/env.h"
+#include "transport/ofi.h"
 #include "shmem.h"
 
 static void usage(FILE *out)
@@ -32,9 +33,12 @@ int main(int argc, char **argv)
     printf("  compiler    %s\n", SHOAL_COMPILER);
     printf("  prefix      %s\n", SHOAL_PREFIX);
     printf("Paths:\n");
-    printf("  node-local  shm (shared mappings of heap and global data; CPU atomics)\n");
-    printf("  network     not built yet (every PE must run on one node)\n");
+    printf("  node-local  shm (shared mappings of heap and global data; CPU atomics when every peer is\n"
+           "              node-local)\n");
+    printf("  network     libfabric (SHMEM_TRANSPORT; provider atomics for every AMO once any peer is remote)\n");
     printf("  bootstrap   PMIx (singleton when no PMIx server is present)\n");
+    shmemi_env_load("shoal-info");
+    shmemi_ofi_print_providers(stdout);
     shmemi_env_print(stdout);
     return 0;
 }

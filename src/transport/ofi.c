@@ -6,6 +6,8 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,14 +57,13 @@ static int usable(const struct fi_info *fi)
     return !strstr(fi->fabric_attr->prov_name, "ofi_rxd");
 }
 
-static struct fi_info *choose_provider(const char *routine)
+/* What Shoal asks of a provider; NULL when out of memory. */
+static struct fi_info *provider_hints(const char *want)
 {
-    struct fi_info *hints = fi_allocinfo(), *all = NULL, *pick = NULL;
-    const char *want = shmemi_settings.ofi_provider, *fip = getenv("FI_PROVIDER");
-    int rc;
+    struct fi_info *hints = fi_allocinfo();
 
     if (!hints)
-        shmemi_fatal(routine, "out of memory");
+        return NULL;
     /* FI_ATOMIC must be asked for: tcp;ofi_rxm lists it only then. */
     hints->caps = FI_RMA | FI_ATOMIC;
     hints->mode = 0; /* no FI_CONTEXT: operations carry no context */
@@ -76,7 +77,55 @@ static struct fi_info *choose_provider(const char *routine)
     hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
     if (want[0])
         hints->fabric_attr->prov_name = strdup(want);
+    return hints;
+}
 
+/* The providers usable here and the one a job would choose (shoal-info). */
+void shmemi_ofi_print_providers(FILE *out)
+{
+    const char *want = shmemi_settings.ofi_provider, *fip = getenv("FI_PROVIDER");
+    struct fi_info *hints = provider_hints(want), *all = NULL;
+    const char *chosen = NULL;
+    char seen[512] = "";
+    int rc;
+
+    if (!hints)
+        return;
+    rc = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &all);
+    fprintf(out, "libfabric %u.%u providers with RDM endpoints, FI_RMA and FI_ATOMIC:\n", FI_MAJOR_VERSION,
+            FI_MINOR_VERSION);
+    if (rc || !all)
+        fprintf(out, "  none (fi_getinfo: %s)\n", rc ? fi_strerror(-rc) : "no match");
+    for (struct fi_info *f = all; f; f = f->next) {
+        const char *name = f->fabric_attr->prov_name;
+        char key[96];
+        snprintf(key, sizeof key, "|%s|", name);
+        if (strstr(seen, key))
+            continue;
+        if (strlen(seen) + strlen(key) < sizeof seen)
+            strcat(seen, key);
+        if (!chosen && (usable(f) || want[0]))
+            chosen = name;
+        fprintf(out, "  %-14s %s\n", name,
+                chosen == name ? "<- chosen" : usable(f) ? "usable" : "skipped (hangs on this libfabric)");
+    }
+    if (chosen)
+        fprintf(out, "  chosen by %s\n", want[0] ? "SHMEM_OFI_PROVIDER" : fip ? "FI_PROVIDER (libfabric's filter)"
+                                                               : "being the first usable one fi_getinfo offers");
+    if (all)
+        fi_freeinfo(all);
+    fi_freeinfo(hints);
+}
+
+static struct fi_info *choose_provider(const char *routine)
+{
+    struct fi_info *hints, *all = NULL, *pick = NULL;
+    const char *want = shmemi_settings.ofi_provider, *fip = getenv("FI_PROVIDER");
+    int rc;
+
+    hints = provider_hints(want);
+    if (!hints)
+        shmemi_fatal(routine, "out of memory");
     rc = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &all);
     if (rc || !all)
         shmemi_fatal(routine, "no libfabric provider offers RDM endpoints with FI_RMA|FI_ATOMIC%s%s%s%s "
@@ -112,6 +161,70 @@ static int writes_ordered(const struct fi_info *fi)
            fi->ep_attr->max_order_waw_size == (size_t)-1;
 }
 
+/* ---- names left in /dev/shm ----
+ * libfabric's shm provider backs each endpoint with /dev/shm/<name>,
+ * where fi_getname says "fi_shm://<name>", and unlinks it only in
+ * fi_close. A PE that ends through shmem_global_exit or a fatal error,
+ * or that the launcher then kills, never gets there: remember the names
+ * and unlink them on those paths (shm_unlink is async-signal-safe). */
+#define SHM_NAMES_MAX 72
+static char shm_names[SHM_NAMES_MAX][64];
+static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+static struct sigaction saved[sizeof guarded / sizeof guarded[0]];
+static int guard_on;
+
+static void remember_shm_name(struct fid_ep *ep)
+{
+    static const char prefix[] = "fi_shm://";
+    char addr[ADDR_MAX + 1];
+    size_t len = ADDR_MAX;
+
+    if (fi_getname(&ep->fid, addr, &len) || len >= sizeof addr)
+        return;
+    addr[len] = '\0';
+    if (strncmp(addr, prefix, sizeof prefix - 1))
+        return;
+    for (int i = 0; i < SHM_NAMES_MAX; i++)
+        if (!shm_names[i][0]) {
+            snprintf(shm_names[i], sizeof shm_names[i], "/%.60s", addr + sizeof prefix - 1);
+            return;
+        }
+}
+
+void shmemi_ofi_unlink_names(void)
+{
+    for (int i = 0; i < SHM_NAMES_MAX; i++)
+        if (shm_names[i][0])
+            shm_unlink(shm_names[i]);
+}
+
+static void unlink_and_reraise(int sig)
+{
+    shmemi_ofi_unlink_names();
+    for (size_t i = 0; i < sizeof guarded / sizeof guarded[0]; i++)
+        if (guarded[i] == sig)
+            sigaction(sig, &saved[i], NULL);
+    raise(sig);
+}
+
+static void name_guard(int on)
+{
+    struct sigaction sa;
+
+    if (on == guard_on)
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = unlink_and_reraise;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof guarded / sizeof guarded[0]; i++) {
+        if (on)
+            sigaction(guarded[i], &sa, &saved[i]);
+        else
+            sigaction(guarded[i], &saved[i], NULL);
+    }
+    guard_on = on;
+}
+
 /* ---- endpoints ---- */
 
 void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
@@ -131,6 +244,7 @@ void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
     CHECK(fi_ep_bind(e->ep, &e->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)", routine);
     CHECK(fi_ep_bind(e->ep, &e->rcntr->fid, FI_READ), "fi_ep_bind(read counter)", routine);
     CHECK(fi_enable(e->ep), "fi_enable", routine);
+    remember_shm_name(e->ep);
 }
 
 void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e)
@@ -339,6 +453,9 @@ void shmemi_ofi_connect(const char *routine)
 
 void shmemi_ofi_start(void)
 {
+    /* After init's own start-up signal guard is gone (it restores the
+     * handlers it saved, which would drop ours). */
+    name_guard(1);
     progress_thread_start();
 }
 
@@ -364,4 +481,6 @@ void shmemi_ofi_close(void)
     free(o->addr);
     free(o->remote);
     memset(o, 0, sizeof *o);
+    name_guard(0);
+    memset(shm_names, 0, sizeof shm_names); /* fi_close unlinked them */
 }

@@ -8,6 +8,7 @@
 #ifndef SHMEMI_OFI_H
 #define SHMEMI_OFI_H
 
+#include <stdio.h>
 #include <stdint.h>
 
 #include <rdma/fabric.h>
@@ -66,6 +67,9 @@ void shmemi_ofi_open(const char *routine);
 void shmemi_ofi_connect(const char *routine);
 void shmemi_ofi_start(void);
 void shmemi_ofi_close(void);
+void shmemi_ofi_print_providers(FILE *out);
+/* Abort paths: unlink what the shm provider keeps in /dev/shm. */
+void shmemi_ofi_unlink_names(void);
 SHMEMI_NORETURN void shmemi_ofi_fail(const char *routine, const char *call, int pe, ssize_t rc);
 void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine);
 void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e);
