@@ -22,16 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SRC_DIR = Path(__file__).resolve().parent.parent
-
-
-def read_names(path: Path) -> list[str]:
-    names = []
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            names.append(line.split()[0])
-    return names
+from check_exports import SRC_DIR, exported_symbols, read_names
 
 
 def spellings(name: str) -> list[str]:
@@ -60,9 +51,11 @@ def main() -> int:
         if not path.is_file():
             print(f"fortran-exports: {path} not found (is the library built with Fortran?)")
             return 1
-    out = subprocess.run(["nm", "-D", "--defined-only", str(lib)], check=True,
-                         stdout=subprocess.PIPE, text=True).stdout
-    symbols = {f.split("@")[0] for f in (l.split()[-1] for l in out.splitlines() if l.strip())}
+    try:
+        symbols = exported_symbols(lib)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"fortran-exports: cannot read the symbols of {lib}: {e}")
+        return 1
 
     spec = read_names(ref)
     table = set(read_names(generated))
