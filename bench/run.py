@@ -88,12 +88,12 @@ def descendants(root):
         except (OSError, ValueError, IndexError):
             continue
         children.setdefault(ppid, []).append(int(d))
-    out, todo = [], [root]
-    while todo:
-        p = todo.pop()
+    out, pending = [], [root]
+    while pending:
+        p = pending.pop()
         for c in children.get(p, []):
             out.append(c)
-            todo.append(c)
+            pending.append(c)
     return out
 
 
