@@ -70,12 +70,49 @@ SHMEMI_PRINTF(2, 3) void shmemi_warn(const char *routine, const char *fmt, ...);
 void shmemi_check_init(const char *routine);
 void shmemi_check_pe(const char *routine, shmem_ctx_t ctx, int pe);
 void shmemi_check_ctx(const char *routine, shmem_ctx_t ctx);
+void shmemi_check_cmp(const char *routine, int cmp);
+void shmemi_check_sig_op(const char *routine, int sig_op);
+/* Teams: a live team (SHMEM_TEAM_INVALID is fatal), or a live team or
+ * SHMEM_TEAM_INVALID where the spec defines its result. A handle that is
+ * not a team or was destroyed is fatal (team/team.h: the magic word). */
+void shmemi_check_team(const char *routine, const char *arg, shmem_team_t team);
+void shmemi_check_team_or_invalid(const char *routine, const char *arg, shmem_team_t team);
+
+SHMEMI_NORETURN void shmemi_fatal_count(const char *routine, const char *arg, size_t count, size_t elem);
+SHMEMI_NORETURN void shmemi_fatal_null(const char *routine, const char *arg);
+/* A count of `elem`-byte elements whose byte size exceeds PTRDIFF_MAX:
+ * a negative int converted to size_t, or an overflowing product. One
+ * compare, since the bindings pass a constant `elem`. */
+static inline void shmemi_check_count(const char *routine, const char *arg, size_t count, size_t elem)
+{
+    if (__builtin_expect(count > (size_t)PTRDIFF_MAX / elem, 0))
+        shmemi_fatal_count(routine, arg, count, elem);
+}
+static inline void shmemi_check_nonnegative(const char *routine, const char *arg, int value)
+{
+    if (__builtin_expect(value < 0, 0))
+        shmemi_fatal(routine, "%s %d is negative", arg, value);
+}
+static inline void shmemi_check_nonnull(const char *routine, const char *arg, const void *p)
+{
+    if (__builtin_expect(p == NULL, 0))
+        shmemi_fatal_null(routine, arg);
+}
+
 /* Under SHMEM_DEBUG only (the bindings test shmemi_debug_on()): `addr` and
- * `addr + len` lie inside one symmetric segment (heap or global data). */
+ * `addr + len` lie inside one symmetric segment (heap or global data);
+ * objects updated atomically are aligned to their size; local arrays of
+ * `count` elements are not NULL. */
 void shmemi_check_symmetric(const char *routine, const char *arg, const void *addr, size_t len);
 void shmemi_check_aligned(const char *routine, const char *arg, const void *addr, size_t align);
-void shmemi_check_cmp(const char *routine, int cmp);
+void shmemi_check_array(const char *routine, const char *arg, const void *p, const char *count_arg, size_t count);
 static inline int shmemi_debug_on(void) { return shmemi_fast.debug; }
+/* Elements the spec requires of an active-set reduction's pWrk. */
+static inline size_t shmemi_pwrk_elems(size_t nreduce)
+{
+    size_t n = nreduce / 2 + 1;
+    return n > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? n : SHMEM_REDUCE_MIN_WRKDATA_SIZE;
+}
 
 /* ---- RMA kernels (sizes in bytes, strides in elements of `elem` bytes) ---- */
 void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *routine);

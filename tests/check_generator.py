@@ -31,6 +31,13 @@ CASES = [
      "rma.toml: get: routine shmem_float_put is also produced by rma.toml:put"),
     ("types.toml", 'name = "int8"\nc = "int8_t"\nclass = "sint"', 'name = "int8"\nc = "int8_t"\nclass = "signed"',
      "types.toml: int8: needs name, c and a class"),
+    # Parameter flags: known ones only, and only on pointers.
+    ("teams.toml", '"shmem_team_t *new_team : local_dest nonnull"', '"shmem_team_t *new_team : local_dest nonempty"',
+     "teams.toml: shmem_team_split_strided: parameter 'new_team' has unknown flag(s) ['nonempty']"),
+    ("teams.toml", '"int start : plain"', '"int start : plain nonnull"',
+     "teams.toml: shmem_team_split_strided: parameter 'start': flags need a pointer"),
+    ("teams.toml", '"shmem_team_t src_team : team_or_invalid"', '"shmem_team_t src_team : team_or_null"',
+     "teams.toml: shmem_team_translate_pe: parameter 'src_team' has unknown kind 'team_or_null'"),
     # The Fortran chapter (run through the fortran-bindings command).
     ("fortran.toml", 'c = "shmem_{C}_atomic_add"', 'c = "shmem_{C}_atomic_add"', None),
     ("fortran.toml", 'c = "shmem_{C}_atomic_add"', 'c = "shmem_{C}_atomic_plus"',

@@ -21,7 +21,8 @@ Every launch goes through the build tree's oshrun (never /usr/bin/oshrun, which
 is Open MPI's), in a new session, with SHOAL_TEST_TAG set to a unique id.  On a
 timeout the whole process group is killed; after every launch any process
 still carrying the tag is killed too, and /dev/shm must hold no new shoal-*
-entry.  After the whole run a final check asserts /dev/shm is clean.
+entry and no libfabric shm region ("<pid>:<n>:<n>") of a process that carried
+the tag.  After the whole run a final check asserts /dev/shm is clean.
 
 --env KEY=VALUE (repeatable) sets a variable for every launch (a test's own
 env in the manifest wins); with --label-suffix the same suite can run once per
@@ -54,6 +55,9 @@ from typing import Callable
 SRC_DIR = Path(__file__).resolve().parent.parent
 SHM_DIR = Path("/dev/shm")
 SHM_PREFIX = "shoal-"
+# libfabric's shm provider names its regions "<pid>:<n>:<n>" (one per endpoint).
+FI_SHM_NAME = re.compile(r"(\d+):\d+:\d+")
+PID_POLL_S = 0.25
 KILL_GRACE_S = 3.0
 SHM_RECHECK_S = 0.5
 TAIL_LINES = 25
@@ -191,6 +195,7 @@ class Finished:
     stdout: str
     stderr: str
     leftovers: list[str]       # processes still alive after the launcher ended
+    pids: set[int] = field(default_factory=set)  # every tagged process seen
 
 
 _tag_counter = itertools.count(1)
@@ -218,11 +223,10 @@ def run_tagged(cmd: list[str], env_extra: dict[str, str], timeout: float, tag: s
             return Finished(127, "", f"cannot start {cmd[0]}: {e}", [])
         with _active_lock:
             _active[tag] = proc
+        pids: set[int] = set()
         try:
-            try:
-                status: int | None = proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                status = None
+            status = wait_noting_pids(proc, tag, timeout, pids)
+            if status is None:
                 kill_group(proc.pid)
                 proc.wait()
             # Always: PEs may have left the group (setsid, double fork, a daemon).
@@ -237,7 +241,24 @@ def run_tagged(cmd: list[str], env_extra: dict[str, str], timeout: float, tag: s
         out.seek(0)
         err.seek(0)
         return Finished(status, out.read().decode(errors="replace"),
-                        err.read().decode(errors="replace"), leftovers)
+                        err.read().decode(errors="replace"), leftovers, pids)
+
+
+def wait_noting_pids(proc: subprocess.Popen, tag: str, timeout: float,
+                     pids: set[int]) -> int | None:
+    """proc's exit status (None on timeout), adding to pids every process
+    that carries the tag meanwhile: libfabric names its /dev/shm files after
+    them, and a killed PE's files must be told apart from other jobs'."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pids.update(processes_with_tag(tag))
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        try:
+            return proc.wait(timeout=min(PID_POLL_S, left))
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def kill_everything_active() -> None:
@@ -259,17 +280,31 @@ def status_text(status: int) -> str:
 
 # ---- /dev/shm -------------------------------------------------------------
 
-def shm_entries() -> set[str]:
+def shm_all_names() -> set[str]:
     try:
-        return {n for n in os.listdir(SHM_DIR) if n.startswith(SHM_PREFIX)}
+        return set(os.listdir(SHM_DIR))
     except OSError:
         return set()
 
 
+def shm_entries(pids: set[int] | None = None) -> set[str]:
+    """shoal-* entries, plus libfabric shm regions of the given processes."""
+    try:
+        names = os.listdir(SHM_DIR)
+    except OSError:
+        return set()
+    ours = {n for n in names if n.startswith(SHM_PREFIX)}
+    for n in names:
+        m = FI_SHM_NAME.fullmatch(n)
+        if m and pids and int(m.group(1)) in pids:
+            ours.add(n)
+    return ours
+
+
 def shm_in_use() -> set[str]:
-    """shoal-* names that some live process has open or mapped."""
+    """shoal-* and libfabric names that some live process has open or mapped."""
     used = set()
-    pattern = re.compile(r"/dev/shm/(" + re.escape(SHM_PREFIX) + r"[^\s/]*)")
+    pattern = re.compile(r"/dev/shm/(" + re.escape(SHM_PREFIX) + r"[^\s/]*|\d+:\d+:\d+)")
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -298,25 +333,29 @@ def remove_shm(names: set[str]) -> None:
 
 
 class ShmWatch:
-    """Finds shoal-* entries a launch left in /dev/shm: entries that appeared
-    during the launch and that no live process has open or mapped, now or a
+    """Finds what a launch left in /dev/shm: shoal-* entries that appeared
+    during the launch, and libfabric shm regions named after one of the
+    launch's processes, that no live process has open or mapped, now or a
     moment later (so entries of launches still running, with --jobs > 1, are
     not counted; the final check catches anything this misses)."""
 
     def __init__(self, preexisting: set[str]) -> None:
         self.ignore = set(preexisting)
         self.lock = threading.Lock()
+        self.pids: set[int] = set()    # every PE of the run, for the final check
 
-    def leftovers(self, before: set[str]) -> set[str]:
+    def leftovers(self, before: set[str], pids: set[int] | None = None) -> set[str]:
         with self.lock:
+            self.pids |= pids or set()
+            pids = pids if pids is not None else self.pids
             # Held by a live process: a launch still running here, or someone
             # else's job on this machine.  Never ours to remove.
-            new = shm_entries() - before - self.ignore - shm_in_use()
+            new = shm_entries(pids) - before - self.ignore - shm_in_use()
             if new:
                 # A job that is finishing may hold nothing for an instant
                 # between unmapping and unlinking; ask again a little later.
                 time.sleep(SHM_RECHECK_S)
-                new = (new & shm_entries()) - shm_in_use()
+                new = (new & shm_entries(pids)) - shm_in_use()
             remove_shm(new)
             return new
 
@@ -340,7 +379,9 @@ class Launch:
     @property
     def label(self) -> str:
         prefix = "manual/" if self.section == "manual" else ""
-        return f"{prefix}{self.name} np={self.npes}"
+        # One program may back several entries that differ only in args.
+        args = "".join(f" {a}" for a in self.args)
+        return f"{prefix}{self.name}{args} np={self.npes}"
 
 
 def check_expectations(t: Launch, done: Finished) -> str | None:
@@ -366,7 +407,9 @@ def launch_job(t: Launch, oshrun: Path, shm: ShmWatch, timeout_scale: float,
     def run() -> Outcome:
         if not t.exe.is_file():
             return Outcome(False, f"executable not found: {t.exe}")
-        before = shm_entries()
+        # Every name, not only ours: a libfabric region left by someone
+        # else's process whose PID one of our PEs now reuses is not ours.
+        before = shm_all_names()
         launch = [str(oshrun), "-n", str(t.npes)] if t.launcher else []
         cmd = [*launch, str(t.exe), *t.args]
         scaled = dataclasses.replace(t, timeout=t.timeout * timeout_scale)
@@ -382,7 +425,7 @@ def launch_job(t: Launch, oshrun: Path, shm: ShmWatch, timeout_scale: float,
         notes = []
         if done.leftovers and done.status is None:
             notes.append("killed after the timeout: " + ", ".join(done.leftovers))
-        left = shm.leftovers(before)
+        left = shm.leftovers(before, done.pids)
         if left:
             problems.append("left in /dev/shm (removed): " + " ".join(sorted(left)))
         return Outcome(not problems, "; ".join(problems), done.stdout, done.stderr, notes)
@@ -736,7 +779,7 @@ def main() -> int:
     if preexisting:
         note(f"/dev/shm already holds {len(preexisting)} shoal-* entries before the run "
              f"(left alone, not counted): {' '.join(sorted(preexisting))}")
-    shm = ShmWatch(preexisting)
+    shm = ShmWatch(shm_all_names())
     oshrun = build / "src" / "tools" / "oshrun"
     if "generated" in sections or "manual" in sections:
         if not oshrun.is_file():

@@ -11,8 +11,13 @@ def _ctx_name(name):
     return "shmem_ctx_" + name[len("shmem_"):]
 
 
+def _points_to_elements(spec_ctype):
+    return "TYPE" in spec_ctype or spec_ctype.replace("const", "").strip() == "void *"
+
+
 def _resolve(spec_params, ctype):
-    return [Param(p.ctype.replace("TYPE", ctype), p.name, p.kind) for p in spec_params]
+    return [Param(p.ctype.replace("TYPE", ctype), p.name, p.kind, p.flags, _points_to_elements(p.ctype))
+            for p in spec_params]
 
 
 def _routine(entry, name, variant, ctype_obj, c, elem, is_ctx, deprecated, version):

@@ -16,9 +16,17 @@ PARAM_KINDS = {
     "ivar", "ivars",                # local symmetric objects waited on
     "count", "stride", "bsize",     # element counts and strides
     "pe", "value", "cond", "fetch", "cmp", "values", "status", "indices",
-    "team", "root",                 # collectives
+    "team",                         # a valid team is required (collectives, team_sync)
+    "team_or_invalid",              # SHMEM_TEAM_INVALID has a defined result (queries, splits)
+    "root",                         # collectives: the root PE, relative to the team
     "sig_addr", "sig_op",           # signals: the symmetric signal object, its operator
     "active", "psync", "pwrk",      # deprecated active sets: PE_start etc., pSync, pWrk
+}
+# Flags written after the kind ("shmem_team_t *new_team : local_dest nonnull"),
+# both about pointers.
+PARAM_FLAGS = {
+    "nonnull",      # a pointer that must not be NULL (checked always)
+    "aligned",      # an object updated atomically: aligned to its size (under SHMEM_DEBUG)
 }
 KERNELS = {"rma", "p", "g", "strided", "amo", "wait", "put_signal", "coll", "reduce", "scan",
            "coll_as", "reduce_as"}
@@ -37,7 +45,7 @@ FAMILY_KEYS = {"name", "typed", "sized", "mem", "types", "deprecated_types", "ct
                "inline", "version", "deprecated", "replacement", "test", "select", "sizes",
                "algorithms"}
 
-_PARAM_RE = re.compile(r"^(?P<ctype>.*?)\b(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<kind>\w+)$")
+_PARAM_RE = re.compile(r"^(?P<ctype>.*?)\b(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<kind>\w+)(?P<flags>(\s+\w+)*)$")
 
 
 class TableError(Exception):
@@ -58,11 +66,15 @@ def _params(file, entry, raw):
     for text in raw:
         m = _PARAM_RE.match(text.strip())
         if not m:
-            raise TableError(file, entry, f"parameter {text!r} is not 'C declaration : kind'")
-        kind = m["kind"]
+            raise TableError(file, entry, f"parameter {text!r} is not 'C declaration : kind [flags]'")
+        kind, ctype, flags = m["kind"], m["ctype"].strip(), frozenset(m["flags"].split())
         if kind not in PARAM_KINDS:
             raise TableError(file, entry, f"parameter {m['name']!r} has unknown kind {kind!r}")
-        out.append(ParamSpec(m["ctype"].strip(), m["name"], kind))
+        if flags - PARAM_FLAGS:
+            raise TableError(file, entry, f"parameter {m['name']!r} has unknown flag(s) {sorted(flags - PARAM_FLAGS)}")
+        if flags and not ctype.endswith("*"):
+            raise TableError(file, entry, f"parameter {m['name']!r}: flags need a pointer")
+        out.append(ParamSpec(ctype, m["name"], kind, flags))
     return out
 
 

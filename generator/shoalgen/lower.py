@@ -7,6 +7,11 @@ DT_CLASS = {"sint": "SHMEMI_DT_SINT", "uint": "SHMEMI_DT_UINT", "float": "SHMEMI
             "char": "((char)-1 < 0 ? SHMEMI_DT_SINT : SHMEMI_DT_UINT)"}
 POINTER_KINDS = {"sym_dest", "sym_src", "local_dest", "local_src", "ivar", "ivars", "fetch"}
 SYMMETRIC_KINDS = {"sym_dest", "sym_src", "ivar", "ivars", "sig_addr", "psync", "pwrk"}
+# Objects the kernel updates atomically in amo and wait kernels: aligned to their size.
+ATOMIC_TARGET_KINDS = {"sym_dest", "sym_src", "ivar", "ivars"}
+# Local arrays of `count` elements: NULL is an error once count > 0 (status may be NULL).
+LOCAL_ARRAY_KINDS = {"local_src", "local_dest", "values", "indices"}
+COUNT_KINDS = {"count", "bsize"}
 # Kernels whose symmetric arguments span count elements (others: one element).
 SPANNING_KERNELS = {"rma", "wait", "put_signal", "coll", "reduce", "scan", "coll_as", "reduce_as"}
 
@@ -28,8 +33,9 @@ def _routine_str(r):
     return f'"{r.name}"'
 
 
-def _elem(r, p):
-    return r.elem if r.elem else f"sizeof *{p.name}"
+def _object_size(r, p):
+    """Bytes of one object `p` points to: an element, or its own pointee (pSync, sig_addr)."""
+    return r.elem if p.element and r.elem else f"sizeof *{p.name}"
 
 
 def _dtype(r):
@@ -37,25 +43,69 @@ def _dtype(r):
 
 
 # ---- argument checks, driven by parameter kinds ---------------------------
+def _count_check(r, p):
+    """Always on: a negative int count, or a size_t count whose byte size
+    overflows (typically a negative int converted to size_t)."""
+    R = _routine_str(r)
+    if p.ctype == "size_t":
+        return [f'shmemi_check_count({R}, "{p.name}", {p.name}, {r.elem or "1"});']
+    return [f'shmemi_check_nonnegative({R}, "{p.name}", {p.name});']
+
+
+def _always_checks(r, p):
+    R, arg = _routine_str(r), f'"{p.name}"'
+    out = []
+    if p.kind == "pe":
+        out.append(f"shmemi_check_pe({R}, {_ctx(r)}, {p.name});")
+    elif p.kind == "cmp":
+        out.append(f"shmemi_check_cmp({R}, {p.name});")
+    elif p.kind == "sig_op":
+        out.append(f"shmemi_check_sig_op({R}, {p.name});")
+    elif p.kind in COUNT_KINDS and r.elem:
+        out += _count_check(r, p)
+    elif p.kind == "team":
+        out.append(f"shmemi_check_team({R}, {arg}, {p.name});")
+    elif p.kind == "team_or_invalid":
+        out.append(f"shmemi_check_team_or_invalid({R}, {arg}, {p.name});")
+    if "nonnull" in p.flags:
+        out.append(f"shmemi_check_nonnull({R}, {arg}, {p.name});")
+    return out
+
+
+def _symmetric_length(r, p, count, spans):
+    size = _object_size(r, p)
+    if p.kind == "pwrk":
+        return f"shmemi_pwrk_elems((size_t){count}) * {size}"
+    if count and spans and p.element:
+        return f"(size_t){count} * {size}"
+    return size
+
+
+def _debug_checks(r, p, count, spans):
+    """Under SHMEM_DEBUG: symmetry and extent, alignment, NULL local arrays."""
+    R, arg = _routine_str(r), f'"{p.name}"'
+    out = []
+    if p.kind in SYMMETRIC_KINDS:
+        out.append(f"shmemi_check_symmetric({R}, {arg}, {p.name}, {_symmetric_length(r, p, count, spans)});")
+    atomic = r.entry.kernel in ("amo", "wait") and p.kind in ATOMIC_TARGET_KINDS
+    if atomic or p.kind == "sig_addr" or "aligned" in p.flags:
+        out.append(f"shmemi_check_aligned({R}, {arg}, {p.name}, {_object_size(r, p)});")
+    if p.kind in LOCAL_ARRAY_KINDS and count and spans:
+        out.append(f'shmemi_check_array({R}, {arg}, {p.name}, "{count}", (size_t){count});')
+    if p.kind == "fetch":
+        out.append(f"shmemi_check_nonnull({R}, {arg}, {p.name});")
+    return out
+
+
 def checks(r):
     out, debug = [], []
-    R = _routine_str(r)
     if r.is_ctx:
-        out.append(f"shmemi_check_ctx({R}, ctx);")
+        out.append(f"shmemi_check_ctx({_routine_str(r)}, ctx);")
     count = _one(r, "count")
     spans = r.entry.kernel in SPANNING_KERNELS and not _by_kind(r, "stride")
     for p in r.params:
-        if p.kind == "pe":
-            out.append(f"shmemi_check_pe({R}, {_ctx(r)}, {p.name});")
-        elif p.kind == "cmp":
-            out.append(f"shmemi_check_cmp({R}, {p.name});")
-        elif p.kind in SYMMETRIC_KINDS:
-            length = _elem(r, p)
-            if count and spans and p.kind in ("sym_dest", "sym_src", "ivars"):
-                length = f"(size_t){count} * {length}"
-            debug.append(f'shmemi_check_symmetric({R}, "{p.name}", {p.name}, {length});')
-            if r.entry.kernel in ("amo", "wait"):
-                debug.append(f'shmemi_check_aligned({R}, "{p.name}", {p.name}, {_elem(r, p)});')
+        out += _always_checks(r, p)
+        debug += _debug_checks(r, p, count, spans)
     if debug:
         out.append("if (shmemi_debug_on()) {")
         out += ["    " + d for d in debug]
@@ -187,9 +237,7 @@ def _scan(r):
 def _reduce_as(r):
     active = ", ".join(p.name for p in _by_kind(r, "active"))
     n = _one(r, "count")
-    return [f"if ({n} < 0)",
-            f'    shmemi_fatal({_routine_str(r)}, "nreduce %d is negative", {n});',
-            f"shmemi_reduce_as(SHMEMI_OP_{r.entry.op}, {_dtype(r)}, dest, source, (size_t){n}, {active}, "
+    return [f"shmemi_reduce_as(SHMEMI_OP_{r.entry.op}, {_dtype(r)}, dest, source, (size_t){n}, {active}, "
             f"{_one(r, 'pwrk')}, {_one(r, 'psync')}, {_routine_str(r)});"]
 
 

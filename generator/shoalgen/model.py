@@ -18,6 +18,7 @@ class ParamSpec:
     ctype: str         # e.g. "const TYPE *"
     name: str
     kind: str
+    flags: frozenset = frozenset()   # e.g. {"nonnull"}: see load.PARAM_FLAGS
 
 
 @dataclass
@@ -26,6 +27,8 @@ class Param:
     ctype: str
     name: str
     kind: str
+    flags: frozenset = frozenset()
+    element: bool = False   # points to the routine's elements (TYPE * or void *)
 
     @property
     def decl(self) -> str:

@@ -1,7 +1,9 @@
 /*
  * coll/team_coll.c — the team collectives' entry points (1.5/1.6): check
  * the team and the buffers, then run the algorithm over the team's group.
- * Returns 0, or nonzero for SHMEM_TEAM_INVALID (or a team this PE is not in).
+ * The bindings have refused SHMEM_TEAM_INVALID and handles that are not
+ * live teams (runtime/check.c); the spec leaves both undefined, as it does
+ * a call by a PE outside the team, which is fatal here too. Returns 0.
  */
 #include "coll/coll.h"
 #include "memory/addr.h"
@@ -10,8 +12,9 @@ static struct shmemi_team *team_arg(shmem_team_t team, const char *routine)
 {
     struct shmemi_team *t = shmemi_team_of(team);
 
-    shmemi_check_init(routine);
-    return t && t->my_pe >= 0 ? t : NULL;
+    if (t->my_pe < 0)
+        shmemi_fatal(routine, "this PE (%d) is not a member of team %p", shmemi_world.my_pe, (void *)team);
+    return t;
 }
 
 static struct shmemi_buf sym(const char *routine, const char *arg, const void *p, size_t len)
@@ -28,8 +31,6 @@ int shmemi_broadcast(shmem_team_t team, void *dest, const void *src, size_t nbyt
     struct shmemi_team *t = team_arg(team, routine);
     struct shmemi_group g;
 
-    if (!t)
-        return 1;
     if (root < 0 || root >= t->size)
         shmemi_fatal(routine, "PE_root %d out of range [0, %d)", root, t->size);
     shmemi_grp_team(&g, t, routine);
@@ -45,8 +46,6 @@ static int collect(shmem_team_t team, void *dest, const void *src, size_t nbytes
     struct shmemi_buf d;
     size_t off;
 
-    if (!t)
-        return 1;
     /* dest's extent is known only after the sizes are exchanged: check
      * that it starts in a symmetric segment; the copies check the rest. */
     d = (struct shmemi_buf){0, 0};
@@ -87,8 +86,6 @@ int shmemi_alltoalls(shmem_team_t team, void *dest, const void *src, ptrdiff_t d
     struct shmemi_group g;
     size_t total;
 
-    if (!t)
-        return 1;
     if (dst < 1 || sst < 1)
         shmemi_fatal(routine, "strides must be >= 1 (dst %td, sst %td)", dst, sst);
     total = nelems * (size_t)t->size;
@@ -105,8 +102,6 @@ int shmemi_reduce(shmem_team_t team, enum shmemi_reduce_op op, int dtype, void *
     struct shmemi_group g;
     size_t bytes = count * SHMEMI_DT_SIZE(dtype);
 
-    if (!t)
-        return 1;
     shmemi_combine_for(op, dtype, routine); /* a bad pair fails before any communication */
     shmemi_grp_team(&g, t, routine);
     shmemi_coll_reduce(&g, op, dtype, sym(routine, "dest", dest, bytes), sym(routine, "source", src, bytes), count);
@@ -120,8 +115,6 @@ int shmemi_scan(shmem_team_t team, int exclusive, int dtype, void *dest, const v
     struct shmemi_group g;
     size_t bytes = count * SHMEMI_DT_SIZE(dtype);
 
-    if (!t)
-        return 1;
     shmemi_combine_for(SHMEMI_OP_SUM, dtype, routine);
     shmemi_grp_team(&g, t, routine);
     shmemi_coll_scan(&g, exclusive, dtype, sym(routine, "dest", dest, bytes), sym(routine, "source", src, bytes),

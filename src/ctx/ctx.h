@@ -1,8 +1,9 @@
 /*
  * ctx/ctx.h — communication contexts. A context carries its team (PE
  * arguments are relative to it) and its options. On the node-local path
- * every operation completes at once, so a context needs no completion
- * state yet; the network path will add per-context counters here.
+ * every operation completes at once; the network path keeps a context's
+ * endpoint and counters in transport/ofi_ctx.c, found by its address
+ * (PRIVATE there means its bounce pool takes no lock).
  */
 #ifndef SHMEMI_CTX_H
 #define SHMEMI_CTX_H

@@ -2,7 +2,6 @@
  * memory/segment.c — create, attach, and unlink POSIX shm segments.
  */
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,27 +11,8 @@
 #include <unistd.h>
 
 #include "memory/segment.h"
+#include "runtime/cleanup.h"
 #include "shmemi.h"
-
-/* Names created by this process and not yet unlinked (heap, data). */
-#define LIVE_MAX 4
-static char live_names[LIVE_MAX][SHMEMI_SEG_NAME_MAX];
-
-static void live_add(const char *name)
-{
-    for (int i = 0; i < LIVE_MAX; i++)
-        if (!live_names[i][0]) {
-            memcpy(live_names[i], name, SHMEMI_SEG_NAME_MAX);
-            return;
-        }
-}
-
-static void live_remove(const char *name)
-{
-    for (int i = 0; i < LIVE_MAX; i++)
-        if (!strcmp(live_names[i], name))
-            live_names[i][0] = '\0';
-}
 
 static void random_name(char *out, const char *routine)
 {
@@ -60,7 +40,7 @@ void shmemi_segment_create(struct shmemi_segment *s, size_t size, const char *ro
         if (fd < 0 && (errno != EEXIST || tries > 8))
             shmemi_fatal(routine, "shm_open(%s) failed: %s", s->name, strerror(errno));
     }
-    live_add(s->name);
+    shmemi_cleanup_add(s->name);
     /* Sparse: tmpfs pages are only committed when first touched. */
     if (ftruncate(fd, (off_t)size) != 0)
         shmemi_fatal(routine, "cannot size shared-memory segment %s to %zu bytes: %s", s->name, size,
@@ -100,44 +80,6 @@ void shmemi_segment_unlink(struct shmemi_segment *s)
     if (!s->name[0])
         return;
     shm_unlink(s->name);
-    live_remove(s->name);
+    shmemi_cleanup_remove(s->name);
     s->name[0] = '\0';
-}
-
-void shmemi_segment_unlink_all(void)
-{
-    for (int i = 0; i < LIVE_MAX; i++)
-        if (live_names[i][0]) {
-            shm_unlink(live_names[i]);
-            live_names[i][0] = '\0';
-        }
-}
-
-/* A launcher ending the job (SIGTERM) while names are still linked would
- * leave segments behind: unlink them, then die of the signal as before. */
-static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
-static struct sigaction saved[sizeof guarded / sizeof guarded[0]];
-
-static void unlink_and_reraise(int sig)
-{
-    shmemi_segment_unlink_all();
-    for (size_t i = 0; i < sizeof guarded / sizeof guarded[0]; i++)
-        if (guarded[i] == sig)
-            sigaction(sig, &saved[i], NULL);
-    raise(sig);
-}
-
-void shmemi_segment_guard(int on)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = unlink_and_reraise;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof guarded / sizeof guarded[0]; i++) {
-        if (on)
-            sigaction(guarded[i], &sa, &saved[i]);
-        else
-            sigaction(guarded[i], &saved[i], NULL);
-    }
 }

@@ -1,8 +1,9 @@
 /*
  * memory/segment.h — named POSIX shared-memory segments. Names are random
  * (/shoal-<hex>) and created O_EXCL|0600 so no other user can guess or
- * pre-create them; every created name is recorded until it is unlinked, so
- * an abort during start-up leaves nothing behind in /dev/shm.
+ * pre-create them; every created name is in the cleanup registry
+ * (runtime/cleanup.h) until it is unlinked, so a fault during start-up
+ * leaves nothing behind in /dev/shm.
  */
 #ifndef SHMEMI_SEGMENT_H
 #define SHMEMI_SEGMENT_H
@@ -24,9 +25,5 @@ void shmemi_segment_create(struct shmemi_segment *s, size_t size, const char *ro
 void *shmemi_segment_attach(const char *name, size_t size, int pe, const char *routine);
 void shmemi_segment_close(struct shmemi_segment *s);
 void shmemi_segment_unlink(struct shmemi_segment *s);
-/* Abort path: unlink every name still recorded. Async-signal-safe enough. */
-void shmemi_segment_unlink_all(void);
-/* While names are linked (start-up), unlink them if a signal ends us. */
-void shmemi_segment_guard(int on);
 
 #endif /* SHMEMI_SEGMENT_H */

@@ -36,16 +36,40 @@ static int parse_size_field(const char *text, void *field)
     return shmemi_parse_size(text, field);
 }
 
-/* A flag is on when set to anything but an explicit "off" spelling. */
+static int parse_count(const char *text, void *field)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 0)
+        return -1;
+    *(long *)field = v;
+    return 0;
+}
+
+/* A flag is a known spelling or a number (0 off, other on); anything else
+ * is a typo (SHMEM_DEBUG=ture) worth stopping for rather than guessing. */
 static int parse_flag(const char *text, void *field)
 {
-    static const char *const off[] = {"", "0", "no", "n", "off", "false"};
-    int on = 1;
+    static const char *const off[] = {"", "no", "n", "off", "false"};
+    static const char *const on[] = {"yes", "y", "on", "true"};
+    long number;
 
     for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
-        if (!strcasecmp(text, off[i]))
-            on = 0;
-    *(int *)field = on;
+        if (!strcasecmp(text, off[i])) {
+            *(int *)field = 0;
+            return 0;
+        }
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++)
+        if (!strcasecmp(text, on[i])) {
+            *(int *)field = 1;
+            return 0;
+        }
+    if (parse_count(text, &number) != 0)
+        return -1;
+    *(int *)field = number != 0;
     return 0;
 }
 
@@ -85,19 +109,6 @@ static int parse_word(const char *text, void *field)
     if (n >= sizeof ((struct shmemi_settings *)0)->ofi_provider || strchr(text, ' '))
         return -1;
     memcpy(field, text, n + 1);
-    return 0;
-}
-
-static int parse_count(const char *text, void *field)
-{
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < 0)
-        return -1;
-    *(long *)field = v;
     return 0;
 }
 
@@ -143,7 +154,7 @@ static int parse_reduce_alg(const char *t, void *f) { return parse_alg(t, f, ALG
 static int parse_scan_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(5) | ALG_BIT(11)); }
 
 #define FIELD(f) offsetof(struct shmemi_settings, f)
-#define FLAG_FORMS "any value turns it on, except empty, 0, no, n, off, false"
+#define FLAG_FORMS "1, yes, y, on, true or a positive integer (on); empty, 0, no, n, off, false (off)"
 
 static const struct env_var env_table[] = {
     {"SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE", "256M", parse_size_field, FIELD(symmetric_size),
@@ -176,6 +187,11 @@ static const struct env_var env_table[] = {
     {"SHMEM_OFI_ATOMICS", NULL, "auto", parse_ofi_atomics, FIELD(ofi_soft_amo), "auto or software",
      "network-path AMOs: auto (the provider's atomics for every type it fully supports, the locked "
      "software path for the others), software (the locked software path for every type; for testing)"},
+    {"SHMEM_OFI_BOUNCE_SIZE", NULL, "8K", parse_size_field, FIELD(ofi_bounce_size),
+     "a size like SHMEM_SYMMETRIC_SIZE's",
+     "network-path blocking puts above the provider's inject size and up to this size are copied into "
+     "a bounce buffer and return at once; larger ones are zero-copy and wait for completion (0: never "
+     "copy). Each endpoint has a pool of 32 such buffers, allocated on first use"},
     {"SHMEM_TEAM_POOL_SIZE", NULL, "4M", parse_size_field, FIELD(team_pool_size),
      "a size like SHMEM_SYMMETRIC_SIZE's",
      "symmetric space per PE, beside the heap, for the sync blocks of teams; a team of N PEs takes "

@@ -3,14 +3,14 @@
  * "shoal: PE <n>: <routine>: <message>" on stderr, then the whole job ends.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
-#include "memory/segment.h"
 #include "runtime/abort.h"
-#include "transport/transport.h"
+#include "runtime/cleanup.h"
 #include "runtime/world.h"
 
 /* Format the line into one buffer and write it with one write(2), so
@@ -35,15 +35,22 @@ static void emit(const char *routine, const char *fmt, va_list ap)
 
 void shmemi_abort_job(int status, const char *msg)
 {
-    static volatile int aborting;
+    static atomic_int aborting;
+    static _Thread_local int this_thread_aborts;
 
-    if (!aborting) {
-        aborting = 1;
+    /* One thread cleans up. Another thread failing meanwhile must not
+     * _exit under it (before the segments are unlinked and the job told);
+     * a failure inside the clean-up itself (same thread) just exits. */
+    if (atomic_exchange(&aborting, 1)) {
+        while (!this_thread_aborts)
+            pause();
+    } else {
+        this_thread_aborts = 1;
         fflush(stdout);
         fflush(stderr);
-        /* Segments not yet unlinked (start-up) must not outlive us. */
-        shmemi_segment_unlink_all();
-        shmemi_transport_abort(); /* e.g. libfabric shm's /dev/shm regions */
+        /* Segments not yet unlinked (start-up) and libfabric shm's
+         * regions must not outlive us. */
+        shmemi_cleanup_run();
         shmemi_boot_abort(status, msg);
     }
     _exit(status);

@@ -1,9 +1,10 @@
 /*
  * runtime/init.c — bringing the world up and down. Init and finalize are
  * reference counted (OpenSHMEM 1.6): only the first init builds the
- * world and only the last finalize tears it down. A program that exits
- * with init outstanding (start_pes, or a forgotten finalize) is
- * finalized by an atexit handler, so no segment outlives it.
+ * world and only the last finalize tears it down. A program initialised
+ * by start_pes is finalized at exit (OpenSHMEM 1.0 had no finalize). Any
+ * other exit with init outstanding is an error: peers may be waiting for
+ * this PE, so the job is ended with a message naming the PE.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "memory/alloc.h"
 #include "memory/heap.h"
 #include "runtime/api.h"
+#include "runtime/cleanup.h"
 #include "runtime/env.h"
 #include "runtime/world.h"
 #include "team/team.h"
@@ -23,6 +25,7 @@
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shmemi_boot_info boot_info;
 static int atexit_registered;
+static int finalize_at_exit_is_implicit; /* start_pes was called */
 
 static void choose_wait_policy(void)
 {
@@ -52,9 +55,10 @@ static void world_up(const char *routine)
     struct shmemi_world *w = &shmemi_world;
     struct shmemi_boot_info *bi = &boot_info;
 
+    /* Before anything lands in /dev/shm. */
+    shmemi_cleanup_arm();
     /* First, while no other thread exists (PMIx starts one): a global
      * written during the remap would be lost. */
-    shmemi_segment_guard(1);
     shmemi_data_expose(routine);
     shmemi_boot_init(bi, routine);
     w->my_pe = bi->rank;
@@ -84,7 +88,6 @@ static void world_up(const char *routine)
     /* Once every PE has mapped every segment, the names can go. */
     shmemi_barrier_team(&shmemi_team_world);
     shmemi_segments_unlink();
-    shmemi_segment_guard(0);
     shmemi_fast_fill();
     shmemi_transport_start();
     print_banner();
@@ -103,11 +106,14 @@ static void world_down(void)
     shmemi_boot_fini(&boot_info);
     shmemi_world.my_pe = -1;
     shmemi_world.n_pes = 0;
+    shmemi_cleanup_disarm();
 }
 
 static void finalize_at_exit(void)
 {
     pthread_mutex_lock(&init_lock);
+    if (shmemi_world.init_count > 0 && !finalize_at_exit_is_implicit)
+        shmemi_fatal("exit", "the program ended without calling shmem_finalize");
     if (shmemi_world.init_count > 0) {
         shmemi_world.init_count = 0;
         world_down();
@@ -152,7 +158,8 @@ int shmemi_init_thread(int requested, int *provided)
 
 void shmemi_start_pes(int npes)
 {
-    (void)npes; /* ignored since OpenSHMEM 1.2; finalized at exit */
+    (void)npes; /* ignored since OpenSHMEM 1.2 */
+    finalize_at_exit_is_implicit = 1;
     init_common("start_pes", SHMEM_THREAD_SINGLE);
 }
 

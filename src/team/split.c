@@ -10,6 +10,7 @@
  */
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,8 +149,9 @@ static struct shmemi_team *build(const struct shmemi_team *parent, const struct 
 
     if (!t)
         return NULL;
-    *t = (struct shmemi_team){.size = sp->size, .my_pe = sp->rank, .block_off = block_off,
-                              .block_size = block_size, .all_mapped = -1, .config_mask = sp->mask};
+    *t = (struct shmemi_team){.magic = SHMEMI_TEAM_MAGIC, .size = sp->size, .my_pe = sp->rank,
+                              .block_off = block_off, .block_size = block_size, .all_mapped = -1,
+                              .config_mask = sp->mask};
     if (sp->config && (sp->mask & SHMEM_TEAM_NUM_CONTEXTS))
         t->config.num_contexts = sp->config->num_contexts;
     if (!parent->world_pe) {
@@ -195,6 +197,7 @@ static int split_common(struct shmemi_team *parent, const struct team_spec *sp, 
     }
     if (fail) {
         if (t) {
+            t->magic = 0;
             free(t->world_pe);
             free(t);
         }
@@ -222,22 +225,42 @@ static struct shmemi_team *parent_of(shmem_team_t team, const char *routine)
     return p && p->my_pe >= 0 ? p : NULL;
 }
 
+/* The reason a triplet names no PEs of a parent of n, or NULL when it is
+ * valid. The spec makes a bad triplet return nonzero, not end the job. */
+static const char *bad_triplet(int start, int stride, int size, int n, char *why, size_t len)
+{
+    long last = start + (long)stride * (size - 1);
+
+    if (size < 1)
+        snprintf(why, len, "size %d is not positive", size);
+    else if (start < 0 || start >= n)
+        snprintf(why, len, "start %d is out of range [0, %d) of parent_team", start, n);
+    else if (stride == 0 && size != 1)
+        snprintf(why, len, "stride 0 needs size 1, not %d", size);
+    else if (last < 0 || last >= n)
+        snprintf(why, len, "start %d + stride %d * (size %d - 1) = %ld is out of range [0, %d) of parent_team",
+                 start, stride, size, last, n);
+    else
+        return NULL;
+    return why;
+}
+
 int shmemi_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                               const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team)
 {
     const char *routine = "shmem_team_split_strided";
     struct shmemi_team *p = parent_of(parent_team, routine);
     struct team_spec sp = {.start = start, .stride = stride, .size = size, .config = config, .mask = config_mask};
-    long last;
+    char why[160];
 
-    if (!new_team)
-        shmemi_fatal(routine, "new_team is NULL");
     *new_team = SHMEM_TEAM_INVALID;
-    if (!p || size < 1 || start < 0 || start >= p->size || (stride == 0 && size != 1))
+    if (!p)
         return 1;
-    last = start + (long)stride * (size - 1);
-    if (last < 0 || last >= p->size)
+    if (bad_triplet(start, stride, size, p->size, why, sizeof why)) {
+        if (p->my_pe == 0) /* every PE decides alike: one line per job */
+            shmemi_warn(routine, "%s; no team created", why);
         return 1;
+    }
     if (stride == 0) {
         sp.member = p->my_pe == start;
         sp.rank = 0;
@@ -259,11 +282,14 @@ int shmemi_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_
     struct team_spec xs, ys;
     int n, x, y, rows;
 
-    if (!xaxis_team || !yaxis_team)
-        shmemi_fatal(routine, "%s is NULL", xaxis_team ? "yaxis_team" : "xaxis_team");
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
-    if (!p || xrange < 1)
+    if (!p)
         return 1;
+    if (xrange < 1) {
+        if (p->my_pe == 0)
+            shmemi_warn(routine, "xrange %d is not positive; no teams created", xrange);
+        return 1;
+    }
     n = p->size;
     if (xrange > n)
         xrange = n;
@@ -301,6 +327,7 @@ void shmemi_team_free_one(struct shmemi_team *t)
     pthread_mutex_unlock(&team_lock);
     if (t->block_size && shmemi_world.seg_base[SHMEMI_SEG_HEAP])
         shmemi_pool_give(t->block_off, t->block_size);
+    t->magic = 0; /* a stale handle is caught by the check, not used */
     free(t->world_pe);
     free(t);
 }
@@ -329,6 +356,8 @@ void shmemi_team_destroy(shmem_team_t team)
             shmemi_quiet(c);
             c->magic = 0;
             free(c);
+        } else {
+            c->team = NULL; /* its later shmem_ctx_destroy must not reach the freed team */
         }
     }
     /* After this barrier no member signals this block again, so it can be
@@ -337,12 +366,24 @@ void shmemi_team_destroy(shmem_team_t team)
     shmemi_team_free_one(t);
 }
 
+int shmemi_team_is_live(const void *t)
+{
+    int found = t == &shmemi_team_world || t == &shmemi_team_shared;
+
+    pthread_mutex_lock(&team_lock);
+    for (const struct shmemi_team *l = live; l && !found; l = l->next_live)
+        found = (const void *)l == t;
+    pthread_mutex_unlock(&team_lock);
+    return found;
+}
+
 void shmemi_team_free_live(void)
 {
     while (live) {
         struct shmemi_team *t = live;
         live = t->next_live;
         t->block_size = 0; /* the pool goes with the heap */
+        t->magic = 0;
         free(t->world_pe);
         free(t);
     }
@@ -356,8 +397,6 @@ int shmemi_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     struct shmemi_team *t = shmemi_team_of(team);
     int rc;
 
-    if (!ctx)
-        shmemi_fatal(routine, "ctx is NULL");
     *ctx = SHMEM_CTX_INVALID;
     if (!t || t->my_pe < 0)
         return 1;
@@ -388,8 +427,6 @@ void shmemi_team_unlink_ctx(struct shmemi_ctx *ctx)
 
 int shmemi_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 {
-    if (!team)
-        shmemi_fatal("shmem_ctx_get_team", "team is NULL");
     if (ctx == SHMEM_CTX_INVALID) {
         *team = SHMEM_TEAM_INVALID;
         return 1;
@@ -401,11 +438,11 @@ int shmemi_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 
 int shmemi_team_sync(shmem_team_t team)
 {
-    struct shmemi_team *t = shmemi_team_of(team);
+    struct shmemi_team *t = shmemi_team_of(team); /* checked live by the binding */
 
-    shmemi_check_init("shmem_team_sync");
-    if (!t || t->my_pe < 0)
-        return 1;
+    if (t->my_pe < 0)
+        shmemi_fatal("shmem_team_sync", "this PE (%d) is not a member of team %p", shmemi_world.my_pe,
+                     (void *)team);
     shmemi_barrier_team(t);
     return 0;
 }

@@ -19,7 +19,10 @@
 
 struct shmemi_ctx;
 
+#define SHMEMI_TEAM_MAGIC 0x7ea35a11u
+
 struct shmemi_team {
+    uint32_t magic;       /* SHMEMI_TEAM_MAGIC while live; cleared on destroy */
     int start, stride, size;
     int my_pe;            /* -1 when this PE is not a member */
     int *world_pe;        /* [size] explicit map, or NULL when strided */
@@ -51,7 +54,8 @@ void shmemi_team_teardown(void);
 /* Pool bytes to add to the heap segment (SHMEM_TEAM_POOL_SIZE, page-rounded). */
 size_t shmemi_team_pool_bytes(void);
 
-/* A handle the user passed: NULL for SHMEM_TEAM_INVALID. */
+/* A handle the user passed: NULL for SHMEM_TEAM_INVALID. The bindings
+ * have checked it (runtime/check.c), so the core may dereference it. */
 static inline struct shmemi_team *shmemi_team_of(shmem_team_t team)
 {
     return (struct shmemi_team *)team;

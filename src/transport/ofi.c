@@ -6,7 +6,6 @@
  */
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <time.h>
 
 #include "bootstrap/bootstrap.h"
+#include "runtime/cleanup.h"
 #include "runtime/env.h"
 #include "transport/ofi.h"
 
@@ -164,14 +164,10 @@ static int writes_ordered(const struct fi_info *fi)
 /* ---- names left in /dev/shm ----
  * libfabric's shm provider backs each endpoint with /dev/shm/<name>,
  * where fi_getname says "fi_shm://<name>", and unlinks it only in
- * fi_close. A PE that ends through shmem_global_exit or a fatal error,
- * or that the launcher then kills, never gets there: remember the names
- * and unlink them on those paths (shm_unlink is async-signal-safe). */
+ * fi_close. A PE that ends through shmem_global_exit, a fatal error or
+ * a signal never gets there: the cleanup registry unlinks them then. */
 #define SHM_NAMES_MAX 72
 static char shm_names[SHM_NAMES_MAX][64];
-static const int guarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
-static struct sigaction saved[sizeof guarded / sizeof guarded[0]];
-static int guard_on;
 
 static void remember_shm_name(struct fid_ep *ep)
 {
@@ -187,42 +183,9 @@ static void remember_shm_name(struct fid_ep *ep)
     for (int i = 0; i < SHM_NAMES_MAX; i++)
         if (!shm_names[i][0]) {
             snprintf(shm_names[i], sizeof shm_names[i], "/%.60s", addr + sizeof prefix - 1);
+            shmemi_cleanup_add(shm_names[i]);
             return;
         }
-}
-
-void shmemi_ofi_unlink_names(void)
-{
-    for (int i = 0; i < SHM_NAMES_MAX; i++)
-        if (shm_names[i][0])
-            shm_unlink(shm_names[i]);
-}
-
-static void unlink_and_reraise(int sig)
-{
-    shmemi_ofi_unlink_names();
-    for (size_t i = 0; i < sizeof guarded / sizeof guarded[0]; i++)
-        if (guarded[i] == sig)
-            sigaction(sig, &saved[i], NULL);
-    raise(sig);
-}
-
-static void name_guard(int on)
-{
-    struct sigaction sa;
-
-    if (on == guard_on)
-        return;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = unlink_and_reraise;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof guarded / sizeof guarded[0]; i++) {
-        if (on)
-            sigaction(guarded[i], &sa, &saved[i]);
-        else
-            sigaction(guarded[i], &saved[i], NULL);
-    }
-    guard_on = on;
 }
 
 /* ---- endpoints ---- */
@@ -234,6 +197,7 @@ void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
     struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
 
     memset(e, 0, sizeof *e);
+    pthread_mutex_init(&e->bounce.lock, NULL);
     CHECK(fi_cq_open(o->domain, &cqa, &e->cq, NULL), "fi_cq_open", routine);
     CHECK(fi_cntr_open(o->domain, &ca, &e->wcntr, NULL), "fi_cntr_open", routine);
     CHECK(fi_cntr_open(o->domain, &ca, &e->rcntr, NULL), "fi_cntr_open", routine);
@@ -257,6 +221,8 @@ void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e)
         fi_close(&e->rcntr->fid);
     if (e->cq)
         fi_close(&e->cq->fid);
+    shmemi_ofi_bounce_release(&e->bounce); /* the endpoint is closed: nothing reads it now */
+    pthread_mutex_destroy(&e->bounce.lock);
     memset(e, 0, sizeof *e);
 }
 
@@ -299,7 +265,7 @@ void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct fid_cntr *cntr, const 
 {
     unsigned spins = 0;
 
-    while (fi_cntr_read(cntr) < __atomic_load_n(issued, __ATOMIC_ACQUIRE)) {
+    while (!shmemi_ofi_caught_up(cntr, issued)) {
         if (fi_cntr_readerr(cntr) > 0) {
             ep_poll(e); /* reports the queued error entry */
             shmemi_ofi_fail(routine, pe >= 0 ? "a transfer" : "completing transfers", pe, -FI_EIO);
@@ -395,6 +361,7 @@ void shmemi_ofi_open(const char *routine)
 
     o->info = choose_provider(routine);
     o->inject_size = o->info->tx_attr->inject_size;
+    o->bounce_size = shmemi_settings.ofi_bounce_size;
     o->manual_progress = o->info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
     o->ordered_writes = writes_ordered(o->info);
     CHECK(fi_fabric(o->info->fabric_attr, &o->fabric, NULL), "fi_fabric", routine);
@@ -436,13 +403,13 @@ void shmemi_ofi_connect(const char *routine)
         const struct fi_info *fi = o->info;
         uint32_t v = fi_version();
         printf("Network path: libfabric %u.%u, provider %s (domain %s), chosen by %s\n"
-               "  mr_mode 0x%x (%s addresses, %s keys), data progress %s, inject %zu B, fence %s,\n"
+               "  mr_mode 0x%x (%s addresses, %s keys), data progress %s, inject %zu B, bounce %zu B, fence %s,\n"
                "  progress thread %s; atomics: %s\n",
                FI_MAJOR(v), FI_MINOR(v), fi->fabric_attr->prov_name, fi->domain_attr->name,
                choice_reason, (unsigned)fi->domain_attr->mr_mode,
                fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? "virtual" : "offset",
                fi->domain_attr->mr_mode & FI_MR_PROV_KEY ? "provider" : "requested",
-               o->manual_progress ? "manual" : "auto", o->inject_size,
+               o->manual_progress ? "manual" : "auto", o->inject_size, o->bounce_size,
                o->ordered_writes ? "free (writes ordered)" : "by quiet",
                shmemi_settings.progress_thread < 0 ? (o->manual_progress ? "on (auto)" : "off (auto)")
                : shmemi_settings.progress_thread ? "on" : "off",
@@ -453,9 +420,6 @@ void shmemi_ofi_connect(const char *routine)
 
 void shmemi_ofi_start(void)
 {
-    /* After init's own start-up signal guard is gone (it restores the
-     * handlers it saved, which would drop ours). */
-    name_guard(1);
     progress_thread_start();
 }
 
@@ -481,6 +445,8 @@ void shmemi_ofi_close(void)
     free(o->addr);
     free(o->remote);
     memset(o, 0, sizeof *o);
-    name_guard(0);
-    memset(shm_names, 0, sizeof shm_names); /* fi_close unlinked them */
+    for (int i = 0; i < SHM_NAMES_MAX; i++) /* fi_close unlinked them */
+        if (shm_names[i][0])
+            shmemi_cleanup_remove(shm_names[i]);
+    memset(shm_names, 0, sizeof shm_names);
 }

@@ -8,6 +8,7 @@
 #ifndef SHMEMI_OFI_H
 #define SHMEMI_OFI_H
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
 
@@ -21,6 +22,14 @@
 
 #include "shmemi.h"
 
+/* Bounce buffers for medium puts (ofi_bounce.c): a byte pool carved in
+ * order and reset when every write of the endpoint has completed. */
+struct shmemi_ofi_bounce {
+    char *base;           /* NULL until the first bounced put */
+    size_t size, head;    /* capacity, first free byte */
+    pthread_mutex_t lock; /* not taken for a PRIVATE context's endpoint */
+};
+
 /* One endpoint with its completion tracking. Writes (puts, non-fetching
  * AMOs) complete on wcntr, reads (gets, fetching AMOs) on rcntr; the
  * issued counts are atomics because shared contexts (and the default
@@ -30,7 +39,8 @@ struct shmemi_ofi_ep {
     struct fid_cq *cq;        /* errors only: FI_SELECTIVE_COMPLETION */
     struct fid_cntr *wcntr, *rcntr;
     uint64_t w_issued, r_issued;
-    size_t errs_seen;
+    int is_private;           /* serves a PRIVATE context: one thread only */
+    struct shmemi_ofi_bounce bounce;
 };
 
 /* Remote view of a peer's registered segment. */
@@ -51,6 +61,7 @@ struct shmemi_ofi {
     fi_addr_t *addr;                  /* [pe] */
     struct shmemi_ofi_remote *remote; /* [pe * SHMEMI_OFI_NREG + reg] */
     size_t inject_size;
+    size_t bounce_size;  /* largest bounced put; <= inject_size: none */
     int manual_progress;
     int ordered_writes;  /* puts and AMOs are placed in issue order: fence is free */
     /* [dtype index]: 1 when the provider does every AMO this type needs
@@ -68,15 +79,14 @@ void shmemi_ofi_connect(const char *routine);
 void shmemi_ofi_start(void);
 void shmemi_ofi_close(void);
 void shmemi_ofi_print_providers(FILE *out);
-/* Abort paths: unlink what the shm provider keeps in /dev/shm. */
-void shmemi_ofi_unlink_names(void);
 SHMEMI_NORETURN void shmemi_ofi_fail(const char *routine, const char *call, int pe, ssize_t rc);
 void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine);
 void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e);
 void shmemi_ofi_progress(void);
-/* Wait until `cntr` reaches *issued, progressing everything meanwhile.
- * *issued is re-read: with threads sharing the endpoint, reaching a
- * snapshot would not prove that this thread's operation completed. */
+/* Wait until `cntr` catches up with *issued (shmemi_ofi_caught_up),
+ * progressing everything meanwhile. A snapshot of *issued would not do:
+ * with threads sharing the endpoint and completions in any order,
+ * reaching it would not prove that this thread's operation completed. */
 void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct fid_cntr *cntr, const uint64_t *issued, int pe,
                           const char *routine);
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine);
@@ -85,6 +95,12 @@ void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine);
 struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx);
 void shmemi_ofi_ctx_progress(void);
 void shmemi_ofi_ctx_release(void);
+
+/* ofi_bounce.c: a blocking put of inject_size < n <= bounce_size bytes,
+ * copied so that it may complete later (the source is free on return). */
+void shmemi_ofi_bounce_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t key, const void *src,
+                           size_t n, const char *routine);
+void shmemi_ofi_bounce_release(struct shmemi_ofi_bounce *b);
 
 /* ofi_amo.c: provider atomics, or the locked software path. */
 void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
@@ -118,5 +134,26 @@ static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *k
         if (rc_)                                                                                \
             shmemi_ofi_fail(routine, what, pe, rc_);                                            \
     } while (0)
+
+/* Post an operation that completes on a counter: count it as issued
+ * first. Counted after the post, another thread's completion could be
+ * seen before this count, and a waiter would take that completion for
+ * its own (docs/design.md, "Completion"). */
+#define SHMEMI_OFI_POST(issued, call, what, pe, routine)                                        \
+    do {                                                                                        \
+        __atomic_fetch_add((issued), 1, __ATOMIC_SEQ_CST);                                      \
+        SHMEMI_OFI_RETRY(call, what, pe, routine);                                              \
+    } while (0)
+
+/* Every operation counted on `issued` so far is complete. The counter is
+ * read first: completions never run ahead of counts, so a counter that
+ * has caught up with a later count proves all of those counted earlier. */
+static inline int shmemi_ofi_caught_up(struct fid_cntr *cntr, const uint64_t *issued)
+{
+    uint64_t done = fi_cntr_read(cntr);
+
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return done >= __atomic_load_n(issued, __ATOMIC_SEQ_CST);
+}
 
 #endif /* SHMEMI_OFI_H */

@@ -117,22 +117,21 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
     if (op == SHMEMI_AMO_FETCH)
         value = &zero; /* ignored by FI_ATOMIC_READ, but must be readable */
     /* Non-fetching AMOs also fetch (into scratch) and complete before
-     * return. An injected atomic would be cheaper, but fi_inject_atomic
-     * may count complete once buffered (so quiet would not mean
-     * delivered), and shm mishandles fi_atomicmsg(FI_INJECT |
-     * FI_DELIVERY_COMPLETE) in libfabric 1.17 (values lost, crashes).
-     * A ring of operand/result slots completed at quiet would restore
-     * pipelining. */
+     * return. fi_inject_atomic may count complete once buffered (so quiet
+     * would not mean delivered), and libfabric 1.17's shm loses values
+     * or crashes both on fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE)
+     * and on fi_atomic from an operand copy left in flight until quiet
+     * (docs/design.md, "Non-fetching AMOs"). */
     if (!fetch)
         fetch = &scratch;
     if (op == SHMEMI_AMO_CSWAP)
-        SHMEMI_OFI_RETRY(fi_compare_atomic(e->ep, value, 1, NULL, cond, NULL, fetch, NULL, to, raddr, key, dt,
-                                           fop, NULL),
-                         "fi_compare_atomic", pe, routine);
+        SHMEMI_OFI_POST(&e->r_issued, fi_compare_atomic(e->ep, value, 1, NULL, cond, NULL, fetch, NULL, to, raddr,
+                                                        key, dt, fop, NULL),
+                        "fi_compare_atomic", pe, routine);
     else
-        SHMEMI_OFI_RETRY(fi_fetch_atomic(e->ep, value, 1, NULL, fetch, NULL, to, raddr, key, dt, fop, NULL),
-                         "fi_fetch_atomic", pe, routine);
-    __atomic_fetch_add(&e->r_issued, 1, __ATOMIC_RELEASE);
+        SHMEMI_OFI_POST(&e->r_issued,
+                        fi_fetch_atomic(e->ep, value, 1, NULL, fetch, NULL, to, raddr, key, dt, fop, NULL),
+                        "fi_fetch_atomic", pe, routine);
     shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
 }
 
@@ -185,14 +184,13 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
         uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
 
         shmemi_ofi_quiet_ep(e, routine);
-        SHMEMI_OFI_RETRY(fi_read(e->ep, &cur, size, NULL, o->addr[pe], raddr, key, NULL), "fi_read", pe, routine);
-        __atomic_fetch_add(&e->r_issued, 1, __ATOMIC_RELEASE);
+        SHMEMI_OFI_POST(&e->r_issued, fi_read(e->ep, &cur, size, NULL, o->addr[pe], raddr, key, NULL), "fi_read",
+                        pe, routine);
         shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
         nv = apply(op, size, cur, v, c);
         if (nv != cur) {
-            SHMEMI_OFI_RETRY(fi_write(e->ep, &nv, size, NULL, o->addr[pe], raddr, key, NULL), "fi_write", pe,
-                             routine);
-            __atomic_fetch_add(&e->w_issued, 1, __ATOMIC_RELEASE);
+            SHMEMI_OFI_POST(&e->w_issued, fi_write(e->ep, &nv, size, NULL, o->addr[pe], raddr, key, NULL),
+                            "fi_write", pe, routine);
             /* Delivered before the unlock can be seen. */
             shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, pe, routine);
         }

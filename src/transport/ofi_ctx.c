@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "ctx/ctx.h"
 #include "transport/ofi.h"
 
 #define SHMEMI_OFI_MAX_CTX 64
@@ -27,12 +28,23 @@ static int n_table; /* published with release stores */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static int exhausted;
 
-static struct shmemi_ofi_ep *lookup(const void *ctx, int n)
+/* A PRIVATE context's endpoint takes no lock of ours (bounce pool). */
+static int is_private(shmem_ctx_t ctx)
+{
+    return (ctx->options & SHMEM_CTX_PRIVATE) != 0;
+}
+
+static struct shmemi_ofi_ep *lookup(shmem_ctx_t ctx, int n)
 {
     for (int i = 0; i < n; i++) {
         struct ofi_cx *c = __atomic_load_n(&table[i], __ATOMIC_ACQUIRE);
-        if (c->ctx == ctx)
-            return &c->ep;
+        if (c->ctx != ctx)
+            continue;
+        /* A context created where a destroyed one lived inherits its
+         * quiesced endpoint, but not its options. */
+        if (__atomic_load_n(&c->ep.is_private, __ATOMIC_RELAXED) != is_private(ctx))
+            __atomic_store_n(&c->ep.is_private, is_private(ctx), __ATOMIC_RELAXED);
+        return &c->ep;
     }
     return NULL;
 }
@@ -60,6 +72,7 @@ struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx)
         /* shmemi_ofi_ep_open is fatal on failure; a provider out of
          * endpoints is rare enough not to warrant a softer path. */
         shmemi_ofi_ep_open(&c->ep, "shmem_ctx_create");
+        c->ep.is_private = is_private(ctx);
         table[n] = c;
         __atomic_store_n(&n_table, n + 1, __ATOMIC_RELEASE);
         e = &c->ep;

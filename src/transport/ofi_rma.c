@@ -2,6 +2,8 @@
  * transport/ofi_rma.c — puts, gets, fence and quiet over libfabric, and
  * the transport table. Completion is counted (struct shmemi_ofi_ep):
  *  - a put up to inject_size is injected: the source is reusable at once;
+ *  - a larger blocking put up to SHMEM_OFI_BOUNCE_SIZE is copied into a
+ *    bounce buffer (ofi_bounce.c) and left to quiet, as an injected one;
  *  - a larger put is zero-copy; the blocking form waits for the
  *    endpoint's writes to complete, the nbi form leaves it to quiet;
  *  - a get waits for the endpoint's reads (nbi: left to quiet); it first
@@ -40,13 +42,16 @@ static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const v
         struct fi_rma_iov rma = {.addr = raddr, .len = n, .key = key};
         struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
                                  .rma_iov_count = 1};
-        SHMEMI_OFI_RETRY(fi_writemsg(e->ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE), "fi_writemsg(FI_INJECT)",
-                         pe, routine);
-        __atomic_fetch_add(&e->w_issued, 1, __ATOMIC_RELEASE);
+        SHMEMI_OFI_POST(&e->w_issued, fi_writemsg(e->ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE),
+                        "fi_writemsg(FI_INJECT)", pe, routine);
         return;
     }
-    SHMEMI_OFI_RETRY(fi_write(e->ep, src, n, NULL, o->addr[pe], raddr, key, NULL), "fi_write", pe, routine);
-    __atomic_fetch_add(&e->w_issued, 1, __ATOMIC_RELEASE);
+    if (!nbi && n <= o->bounce_size) {
+        shmemi_ofi_bounce_put(e, pe, raddr, key, src, n, routine);
+        return;
+    }
+    SHMEMI_OFI_POST(&e->w_issued, fi_write(e->ep, src, n, NULL, o->addr[pe], raddr, key, NULL), "fi_write", pe,
+                    routine);
     if (!nbi)
         wait_writes(e, pe, routine);
 }
@@ -57,10 +62,10 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
     struct shmemi_ofi *o = &shmemi_ofi;
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
 
-    if (fi_cntr_read(e->wcntr) < __atomic_load_n(&e->w_issued, __ATOMIC_ACQUIRE))
+    if (!shmemi_ofi_caught_up(e->wcntr, &e->w_issued))
         wait_writes(e, pe, routine);
-    SHMEMI_OFI_RETRY(fi_read(e->ep, dst, n, NULL, o->addr[pe], raddr, key, NULL), "fi_read", pe, routine);
-    __atomic_fetch_add(&e->r_issued, 1, __ATOMIC_RELEASE);
+    SHMEMI_OFI_POST(&e->r_issued, fi_read(e->ep, dst, n, NULL, o->addr[pe], raddr, key, NULL), "fi_read", pe,
+                    routine);
     if (!nbi)
         wait_reads(e, pe, routine);
 }
@@ -124,7 +129,7 @@ static void ofi_ctx_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off,
 
 /* Fetching AMOs complete before return even in their nbi form: the
  * operand may live on the caller's stack, and fi_fetch_atomic cannot
- * inject it. Non-fetching AMOs are injected, nbi or not. */
+ * inject it. Non-fetching AMOs complete before return too (ofi_amo.c). */
 static void ofi_ctx_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
                         const void *value, const void *cond, void *fetch, int nbi, const char *routine)
 {

@@ -159,12 +159,6 @@ void shmemi_transport_quiet_ctx(shmem_ctx_t ctx)
             in_use[i]->quiet();
 }
 
-void shmemi_transport_abort(void)
-{
-    if (ofi_open)
-        shmemi_ofi_unlink_names();
-}
-
 void shmemi_transport_progress(void)
 {
     if (ofi_open)

@@ -60,8 +60,6 @@ void shmemi_transport_select(const char *routine);
 /* After the world is up: start the progress thread if wanted. */
 void shmemi_transport_start(void);
 void shmemi_transport_release(void);
-/* Job abort: remove what a transport keeps outside the process. */
-void shmemi_transport_abort(void);
 /* fence/quiet every transport in use, for one context or the default. */
 void shmemi_transport_fence_all(void);
 void shmemi_transport_quiet_all(void);

@@ -1,8 +1,8 @@
 /* PE 1 calls shmem_global_exit(7) while every other PE waits in a barrier
  * that can never complete.  The whole job must end (within the manifest
- * timeout) with a nonzero status — 7 if the launcher forwards it.  If the
- * barrier ever completes, or global_exit returns, the program exits 0, which
- * the manifest (expect_status = "nonzero") treats as a failure. */
+ * timeout) with exactly status 7 (PMIx_Abort hands it to the launcher).  If
+ * the barrier ever completes, or global_exit returns, the program exits 0,
+ * which the manifest (expect_status = 7) treats as a failure. */
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <stdio.h>

@@ -1,9 +1,10 @@
 /*
  * team_destroy_with_live_contexts: destroying a team also destroys the
- * contexts created on it that the program did not destroy (OpenSHMEM 1.5,
- * shmem_team_destroy). Work on those contexts was completed first, the
- * world keeps working, and doing this many times does not run out of
- * team or context resources.
+ * shareable contexts created on it that the program did not destroy
+ * (OpenSHMEM 1.5, shmem_team_destroy). Work on those contexts was completed
+ * first, a private context (which only its thread may destroy) can still be
+ * destroyed after its team, the world keeps working, and doing this many
+ * times does not run out of team or context resources.
  */
 #include <shmem.h>
 
@@ -36,8 +37,10 @@ int main(void)
             shmem_ctx_long_p(ctx[c], &cell[me], (long)r * 10 + c, right);
             shmem_ctx_quiet(ctx[c]);
         }
-        /* The contexts are still alive: the team takes them with it. */
+        /* The contexts are still alive: the team takes the shareable ones
+         * with it; the private one is the program's to destroy. */
         shmem_team_destroy(team);
+        shmem_ctx_destroy(ctx[0]);
         shmem_barrier_all();
         int left = (me + npes - 1) % npes;
         CHECK(cell[left] == (long)r * 10 + CTXS - 1, "round %d: cell from PE %d is %ld", r, left, cell[left]);
