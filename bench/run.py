@@ -2,25 +2,44 @@
 """bench/run.py — build and run Shoal's benchmark suite in one command.
 
     python3 bench/run.py [BUILD_DIR] [--quick] [--reps N] [--out DIR]
-                         [--shoal-build DIR] [--mode shm,ofi] [--no-peer]
+                         [--shoal-build DIR] [--mode shm,ofi-tcp,ofi-shm] [--no-peer]
+    python3 bench/run.py --replot RESULTS_JSON [--out DIR]
 
 * Builds the benchmark programs (bench/*.c) twice: against Shoal and against
   the peer implementation (Open MPI's OSHMEM, through its oshcc), plus the
-  hardware-bound programs (hw_memcpy, hw_rtt) with the plain C compiler.
-  Routines that appeared after OpenSHMEM 1.4 are used only when a
-  compile-and-link test against that library passes (BENCH_HAVE_* macros).
+  hardware-bound programs with the plain C compiler: hw_memcpy and hw_rtt
+  (the node-local bounds) and hw_ofi (raw libfabric, linked with -lfabric:
+  the network-path bound; skipped, with the reason logged, when libfabric's
+  headers are missing). Routines that appeared after OpenSHMEM 1.4 are used
+  only when a compile-and-link test against that library passes
+  (BENCH_HAVE_* macros).
+* Path modes (--mode, comma separated): `shm` (Shoal's default node-local
+  path), `ofi-tcp` (SHMEM_TRANSPORT=ofi FI_PROVIDER=tcp: every PE, this one
+  included, through libfabric's tcp;ofi_rxm) and `ofi-shm`
+  (SHMEM_TRANSPORT=ofi FI_PROVIDER=shm); `ofi` means both ofi modes. An ofi
+  mode is skipped, with the reason, when the Shoal build or libfabric does
+  not offer it (shoal-info says which provider would be chosen).
 * Runs everything REPS times, interleaving Shoal and the peer so both see
   the same machine noise, each launch under a timeout that kills its whole
-  process tree.
-* Prints one table: per row the median, min and max over the repetitions,
-  the hardware bound measured in the same run and the ratio to it, and the
-  peer's figures with the Shoal / peer ratio. Writes results.json, table.md
-  (a markdown fragment) and PNG plots to the output directory.
+  process tree. hw_ofi runs once per repetition for each provider of the
+  ofi modes asked for.
+* Prints one table per mode: per row the median, min and max over the
+  repetitions, the bound measured in the same run and the ratio to it. In
+  the shm table the bounds are the memcpy / cache-line figures and the
+  peer's figures follow with the Shoal / peer ratio. In the ofi tables the
+  bound is raw libfabric on the same provider (hw_ofi: put/putmem rows vs
+  raw put of the same size, get/getmem vs raw get, p vs put 8 B, g vs get
+  8 B, fetching AMOs vs raw fetch-add, non-fetching AMOs + quiet vs raw add,
+  put/get bandwidth at 1 MiB vs raw windowed bandwidth), and there is no
+  peer column: Open MPI's OSHMEM uses UCX, not libfabric. Writes
+  results.json, table.md (a markdown fragment) and PNG plots to the output
+  directory.
 
 Exit status: 0 unless something crashed or hung on the Shoal side (a build
-failure, a Shoal or hardware-bound program failing). Timings are never
-asserted; a failing peer is reported, not fatal. Skipped modes (the library
-does not offer the forced network path yet) are reported, not fatal.
+failure, a Shoal or bound program failing, in any mode that was not
+skipped). Timings are never asserted; a failing peer is reported, not
+fatal. Skipped modes (the library or libfabric does not offer the path) are
+reported, not fatal.
 """
 
 import argparse
@@ -42,6 +61,31 @@ REPO = os.path.dirname(HERE)
 # Benchmark programs launched as OpenSHMEM jobs, and hardware-bound programs.
 SHMEM_PROGRAMS = ["rma_lat", "rma_bw", "amo_lat", "signal_pp", "coll_lat", "mem_scale"]
 HW_PROGRAMS = ["hw_memcpy", "hw_rtt"]
+# The raw libfabric bound, built apart (it links libfabric) and run per provider.
+HW_OFI = "hw_ofi"
+
+# Path modes: extra environment of Shoal's runs (None: unset). An ofi mode
+# also names the libfabric provider its raw bound (hw_ofi) runs on.
+OFI_MODES = {"ofi-tcp": "tcp", "ofi-shm": "shm"}
+MODE_ALIASES = {"ofi": ["ofi-tcp", "ofi-shm"]}
+ALL_MODES = ["shm"] + list(OFI_MODES)
+
+
+def mode_env(mode):
+    if mode in OFI_MODES:
+        # SHMEM_OFI_PROVIDER would override FI_PROVIDER's choice: unset it.
+        return {"SHMEM_TRANSPORT": "ofi", "FI_PROVIDER": OFI_MODES[mode], "SHMEM_OFI_PROVIDER": None}
+    return {}
+
+
+def with_env(base, extra):
+    env = dict(base)
+    for k, v in extra.items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
+    return env
 
 # Compile-and-link probes for routines newer than OpenSHMEM 1.4 (and for
 # the deprecated active-set collectives, which a 1.5+ library may drop).
@@ -260,7 +304,11 @@ def make_plan(args):
     jobs += [("coll_lat", n, extra + ["--sizes", csv(coll_sizes)], False) for n in coll_pes]
     jobs += [("mem_scale", n, [], True) for n in mem_pes]
     hw = [("hw_memcpy", extra + ["--sizes", csv(sorted(set(lat_sizes) | {8}))]), ("hw_rtt", extra)]
-    return jobs, hw
+    # The raw libfabric bound at every size Shoal's put/get rows use; its
+    # own wait deadline stays below the launch timeout.
+    hw_ofi = extra + ["--sizes", csv(sorted(set(lat_sizes) | {8})),
+                      "--timeout", "10" if args.quick else "20"]
+    return jobs, hw, hw_ofi
 
 
 # ---------------------------------------------------------------- results
@@ -334,6 +382,53 @@ def bound_for(key, rtt, memcpy, rtt2=None):
     return None, ""
 
 
+FETCHING_AMOS = {"fetch_add", "fetch_inc", "compare_swap", "swap", "fetch", "fetch_and", "fetch_or", "fetch_xor"}
+NONFETCHING_AMOS = {"add", "inc", "set", "and", "or", "xor"}  # each + shmem_quiet: a completed AMO
+
+
+def ofi_raw(agg, mode):
+    """The raw libfabric rows (hw_ofi) of an ofi mode's provider."""
+    return agg.get(("hw", mode), {})
+
+
+def ofi_bound_for(key, raw):
+    """(value, label) of the raw libfabric row a Shoal row in an ofi mode is
+    compared with, in the row's own unit, or (None, '')."""
+    bench, op, size, npes, metric = key
+
+    def lat(raw_op, s):
+        v = raw.get(("hw_ofi", raw_op, s, 2, "lat_ns"))
+        return v["median"] if v else None
+
+    def bw(raw_op, s):
+        v = raw.get(("hw_ofi", raw_op, s, 2, "bw_GBps"))
+        return v["median"] if v else None
+
+    if bench == "rma_lat":
+        if op == "p":
+            return lat("put", 8), "raw put 8 B"
+        if op == "g":
+            return lat("get", 8), "raw get 8 B"
+        if op == "putmem":
+            return lat("put", size), "raw put"
+        if op == "getmem":
+            return lat("get", size), "raw get"
+    if bench == "amo_lat":
+        if op in FETCHING_AMOS:
+            return lat("fetch_add", 8), "raw fetch-add"
+        if op in NONFETCHING_AMOS:
+            return lat("add", 8), "raw add"
+        if op == "fetch_add_roundtrip" and lat("fetch_add", 8):
+            # one iteration: this PE's fetch-add and the fetch that sees the peer's
+            return 2 * lat("fetch_add", 8), "raw fetch-add×2"
+    if bench == "rma_bw" and metric == "bw_GBps":
+        if op in ("put_bw", "put_nbi_bw"):
+            return bw("put_bw", size), "raw put bw"
+        if op in ("get_bw", "get_nbi_bw"):
+            return bw("get_bw", size), "raw get bw"
+    return None, ""
+
+
 def fmt(v):
     if v is None:
         return "—"
@@ -392,16 +487,19 @@ TIE = 0.03  # within 3%: neither is faster, on a shared 2-core VM
 
 
 def build_table(agg, mode, peer_lib):
-    """Rows comparing Shoal in `mode` with its bound and the peer."""
+    """Rows comparing Shoal in `mode` with its bound and the peer. In an
+    ofi mode the bound is raw libfabric on the same provider and there is
+    no peer (pass peer_lib=None)."""
     rtt, memcpy = hw_bounds(agg)
     rtt2 = two_line_rtt(agg)
+    raw = ofi_raw(agg, mode) if mode in OFI_MODES else None
     mine = agg.get(("shoal", mode), {})
     peer = agg.get((peer_lib, "shm"), {}) if peer_lib else {}
     keys = sorted((k for k in set(mine) | set(peer) if k[0] != "mem"), key=row_order)
     rows = []
     for k in keys:
         s, p = mine.get(k), peer.get(k)
-        b, blabel = bound_for(k, rtt, memcpy, rtt2)
+        b, blabel = ofi_bound_for(k, raw) if raw is not None else bound_for(k, rtt, memcpy, rtt2)
         hib = k[4] in HIGHER_IS_BETTER
         row = {"key": k, "name": row_name(k), "shoal": s, "peer": p, "bound": b, "bound_label": blabel,
                "higher_is_better": hib, "api": (s or p or {}).get("api")}
@@ -425,19 +523,25 @@ def stat_cell(s):
 
 
 def table_lines(rows, markdown, peer_name):
-    head = ["row", "Shoal median [min–max]", "bound", "Shoal/bound", f"{peer_name} median [min–max]",
-            f"Shoal/{peer_name}", "Shoal faster"]
+    """The table of build_table's rows; without peer_name, no peer columns."""
+    head = ["row", "Shoal median [min–max]", "bound", "Shoal/bound"]
+    if peer_name:
+        head += [f"{peer_name} median [min–max]", f"Shoal/{peer_name}", "Shoal faster"]
     body = []
     for r in rows:
-        body.append([
+        cells = [
             r["name"] + (f" ({r['api']})" if r["api"] and r["api"] not in ("1.0", "1.4") else ""),
             stat_cell(r["shoal"]),
             f"{fmt(r['bound'])} {r['bound_label']}" if r["bound"] else "—",
             fmt(r["x_bound"]) if r["x_bound"] is not None else "—",
-            stat_cell(r["peer"]),
-            fmt(r["x_peer"]) if r["x_peer"] is not None else "—",
-            {True: "yes", False: "NO", None: "", "tie": "tie (±3%)"}[r["faster"]],
-        ])
+        ]
+        if peer_name:
+            cells += [
+                stat_cell(r["peer"]),
+                fmt(r["x_peer"]) if r["x_peer"] is not None else "—",
+                {True: "yes", False: "NO", None: "", "tie": "tie (±3%)"}[r["faster"]],
+            ]
+        body.append(cells)
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
         lines += ["| " + " | ".join(b) + " |" for b in body]
@@ -558,6 +662,58 @@ def target_checks(rows, peer_name):
     return out
 
 
+def ofi_target_checks(rows, provider):
+    """DESIGN.md §7's network-path target for one ofi mode. No
+    libfabric-based OpenSHMEM is installed to compare with, so the figure
+    is Shoal against raw libfabric on the same provider: the best any such
+    peer could do. At or better than that bound on every key row meets the
+    target whatever the peer; above it, the target cannot be decided here."""
+    key_rows = [("p", find(rows, "rma_lat", "p")), ("g", find(rows, "rma_lat", "g")),
+                ("putmem 8 B", find(rows, "rma_lat", "putmem", size=8)),
+                ("getmem 8 B", find(rows, "rma_lat", "getmem", size=8)),
+                ("fetch_add", find(rows, "amo_lat", "fetch_add")),
+                ("put 1 MiB bw", find(rows, "rma_bw", "put_bw", size=1 << 20)),
+                ("get 1 MiB bw", find(rows, "rma_bw", "get_bw", size=1 << 20))]
+    parts, above = [], []
+    for label, r in key_rows:
+        if not r or r["x_bound"] is None:
+            continue
+        parts.append(f"{label} {fmt(r['x_bound'])}×")
+        worse = r["x_bound"] < 1 - TIE if r["higher_is_better"] else r["x_bound"] > 1 + TIE
+        if worse:
+            above.append(label)
+    label = f"network path ({provider}): no slower than the best libfabric-based peer on the same provider"
+    if not parts:
+        return [(label, "not measured (no raw libfabric bound or no Shoal rows)", "—")]
+    figure = "Shoal / raw libfabric: " + ", ".join(parts)
+    if above:
+        figure += ("; beyond the raw bound on " + ", ".join(above)
+                   + " (no libfabric-based OpenSHMEM installed here to tell whether one does better)")
+        verdict = "open"
+    else:
+        figure += " (at or within the raw bound, which no peer can beat)"
+        verdict = "met"
+    return [(label, figure, verdict)]
+
+
+def ofi_raw_lines(agg, mode, markdown=False):
+    """The raw libfabric rows of one mode: median [min–max] over repetitions."""
+    raw = ofi_raw(agg, mode)
+    if not raw:
+        return []
+    order = {"put": 0, "get": 1, "fetch_add": 2, "add": 3, "put_bw": 4, "get_bw": 5}
+    head = ["raw libfabric", "median [min–max]", "unit"]
+    body = []
+    for k in sorted(raw, key=lambda k: (order.get(k[1], 9), k[1], k[2])):
+        name = k[1] + (f" {size_label(k[2])}" if k[1] in ("put", "get", "put_bw", "get_bw") else "")
+        body.append([name, stat_cell(raw[k]), UNITS.get(k[4], k[4])])
+    if markdown:
+        return ["| " + " | ".join(head) + " |", "|---|---:|---|"] + ["| " + " | ".join(b) + " |" for b in body]
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(3)]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in [head] + body]
+
+
 # ---------------------------------------------------------------- plots
 
 def plots(agg, out_dir, peer_lib):
@@ -571,12 +727,17 @@ def plots(agg, out_dir, peer_lib):
     made = []
     rtt, memcpy = hw_bounds(agg)
     # Fixed colours, so a library keeps its colour when another lacks a row.
-    colour = {("shoal", "shm"): "tab:blue", ("shoal", "ofi"): "tab:green", (peer_lib, "shm"): "tab:orange"}
-    series_libs = [("shoal", "shm", "Shoal", "-o")]
-    if ("shoal", "ofi") in agg:
-        series_libs.append(("shoal", "ofi", "Shoal (ofi)", "-s"))
+    colour = {("shoal", "shm"): "tab:blue", ("shoal", "ofi-tcp"): "tab:green", ("shoal", "ofi-shm"): "tab:purple",
+              (peer_lib, "shm"): "tab:orange"}
+    series_libs = []
+    if ("shoal", "shm") in agg:
+        series_libs.append(("shoal", "shm", "Shoal", "-o"))
+    for m in OFI_MODES:
+        if ("shoal", m) in agg:
+            series_libs.append(("shoal", m, f"Shoal ({m})", "-s"))
     if peer_lib:
         series_libs.append((peer_lib, "shm", "Open MPI OSHMEM", "--^"))
+    raw_modes = [m for m in OFI_MODES if ("hw", m) in agg]
 
     def series(lib, mode, bench, op, metric, by="size", size=None):
         d = agg.get((lib, mode), {})
@@ -602,6 +763,10 @@ def plots(agg, out_dir, peer_lib):
             x, y = series(lib, mode, "rma_lat", op, "lat_ns")
             if x:
                 ax.plot(x, y, style, ms=3, label=label, color=colour[(lib, mode)])
+        for m in raw_modes:
+            x, y = series("hw", m, "hw_ofi", "put" if op == "putmem" else "get", "lat_ns")
+            if x:
+                ax.plot(x, y, ":", color=colour[("shoal", m)], label=f"raw libfabric {OFI_MODES[m]} (bound)")
         if memcpy:
             xs = sorted(memcpy)
             ax.plot(xs, [memcpy[s] for s in xs], ":", color="gray", label="memcpy (bound)")
@@ -625,6 +790,10 @@ def plots(agg, out_dir, peer_lib):
                 if x:
                     ax.plot(x, y, style, ms=3, alpha=1.0 if not suffix else 0.5, label=label + suffix,
                             color=colour[(lib, mode)])
+        for m in raw_modes:
+            x, y = series("hw", m, "hw_ofi", op + "_bw", "bw_GBps")
+            if x:
+                ax.plot(x, y, "*", ms=8, color=colour[("shoal", m)], label=f"raw libfabric {OFI_MODES[m]} (bound)")
         if memcpy:
             xs = sorted(s for s in memcpy if s >= 8)
             ax.plot(xs, [s / memcpy[s] for s in xs], ":", color="gray", label="memcpy (bound)")
@@ -684,6 +853,13 @@ def plots(agg, out_dir, peer_lib):
             ax.bar([j + i * width for j in range(len(amo_ops))], ys, width, label=label, color=colour[(lib, mode)])
         if rtt:
             ax.axhline(rtt, color="red", lw=0.8, ls=":", label="cache-line round trip")
+        for m in raw_modes:
+            v = agg[("hw", m)].get(("hw_ofi", "fetch_add", 8, 2, "lat_ns"))
+            if v:
+                ax.axhline(v["median"], color=colour[("shoal", m)], lw=0.8, ls=":",
+                           label=f"raw libfabric {OFI_MODES[m]} fetch-add")
+        if any(mode in OFI_MODES for _, mode, _, _ in libs):
+            ax.set_yscale("log")  # ns (node-local) next to µs (libfabric)
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(amo_ops))])
         ax.set_xticklabels(amo_ops, rotation=45, ha="right", fontsize=7)
         ax.set_ylabel("ns per op (median)")
@@ -722,8 +898,9 @@ def main():
     ap.add_argument("--reps", type=int, default=None, help="repetitions of every run (default 5; quick 1)")
     ap.add_argument("--shoal-build", default=None, help="Shoal's meson build dir (default: REPO/build, "
                     "else built into BUILD_DIR/shoal-lib)")
-    ap.add_argument("--mode", default="shm", help="Shoal path modes, comma separated: shm, ofi "
-                    "(ofi sets SHMEM_TRANSPORT=ofi; skipped if the library does not offer it)")
+    ap.add_argument("--mode", default="shm", help="Shoal path modes, comma separated: shm, ofi-tcp "
+                    "(SHMEM_TRANSPORT=ofi FI_PROVIDER=tcp), ofi-shm (SHMEM_TRANSPORT=ofi FI_PROVIDER=shm), "
+                    "ofi (both ofi modes); an ofi mode is skipped if the library or libfabric does not offer it")
     ap.add_argument("--no-peer", action="store_true", help="do not build and run Open MPI's OSHMEM")
     ap.add_argument("--peer-oshcc", default="/usr/bin/oshcc")
     ap.add_argument("--peer-oshrun", default="/usr/bin/oshrun")
@@ -750,11 +927,22 @@ def main():
     t_start = time.monotonic()
     crashed = []
 
+    # -- modes asked for (aliases expanded), checked before anything is built
+    requested = []
+    for m in [m.strip() for m in args.mode.split(",") if m.strip()]:
+        for x in MODE_ALIASES.get(m, [m]):
+            if x not in ALL_MODES:
+                sys.exit(f"run.py: unknown mode {m} (shm, ofi-tcp, ofi-shm, ofi)")
+            if x not in requested:
+                requested.append(x)
+
     # -- libraries
     shoal = shoal_library(find_shoal_build(args))
     libs = [shoal]
     peer = None
-    if not args.no_peer:
+    if not args.no_peer and "shm" not in requested:
+        log("run.py: no shm mode asked for; the peer (compared in the shm table only) is not run")
+    elif not args.no_peer:
         if os.path.exists(args.peer_oshcc) and os.path.exists(args.peer_oshrun) and is_open_mpi(args.peer_oshrun):
             peer = openmpi_library(args.peer_oshcc, args.peer_oshrun)
             libs.append(peer)
@@ -793,10 +981,10 @@ def main():
     hw_dir = os.path.join(args.build_dir, "hw")
     os.makedirs(hw_dir, exist_ok=True)
     hw_bins = {}
+    cc = [os.environ.get("CC", "cc")]
     for prog in HW_PROGRAMS:
         exe = os.path.join(hw_dir, prog)
-        st, out, err, _ = run([os.environ.get("CC", "cc")] + CFLAGS + [os.path.join(HERE, prog + ".c"), "-o", exe],
-                              120)
+        st, out, err, _ = run(cc + CFLAGS + [os.path.join(HERE, prog + ".c"), "-o", exe], 120)
         if st == "ok":
             hw_bins[prog] = exe
         else:
@@ -806,22 +994,50 @@ def main():
     # -- modes
     modes = []
     skipped_modes = {}
-    for m in [m.strip() for m in args.mode.split(",") if m.strip()]:
-        if m == "shm":
-            modes.append((m, {}))
-        elif m == "ofi":
-            st, out, err, _ = run([os.path.join(shoal.build, "src", "shoal-info")], 30)
-            if "SHMEM_TRANSPORT" not in out + err:
-                skipped_modes[m] = "this Shoal build does not know SHMEM_TRANSPORT (no network path yet)"
-            else:
-                modes.append((m, {"SHMEM_TRANSPORT": "ofi"}))
+    chosen_provider = {}  # ofi mode -> the provider Shoal would take (shoal-info)
+    for m in requested:
+        if m not in OFI_MODES:
+            modes.append((m, mode_env(m)))
+            continue
+        prov = OFI_MODES[m]
+        st, out, err, _ = run([os.path.join(shoal.build, "src", "shoal-info")], 30,
+                              env=with_env(os.environ, mode_env(m)))
+        text = out + err
+        chosen = next((line.split()[0] for line in text.splitlines() if "<- chosen" in line), None)
+        if "SHMEM_TRANSPORT" not in text:
+            skipped_modes[m] = "this Shoal build does not know SHMEM_TRANSPORT (no network path yet)"
+        elif not chosen and "none (fi_getinfo" in text:
+            skipped_modes[m] = f"libfabric offers no RDM provider with FI_RMA|FI_ATOMIC under FI_PROVIDER={prov}"
         else:
-            sys.exit(f"run.py: unknown mode {m} (shm, ofi)")
+            chosen_provider[m] = chosen or prov
+            modes.append((m, mode_env(m)))
     for m, why in skipped_modes.items():
         log(f"run.py: mode {m} skipped: {why}")
 
+    # -- the raw libfabric bound, for the providers of the ofi modes asked for
+    ofi_asked = [m for m in requested if m in OFI_MODES]
+    hw_ofi_skipped = None
+    if ofi_asked:
+        probe = os.path.join(hw_dir, "fabric_probe.c")
+        with open(probe, "w") as f:
+            f.write("#include <rdma/fabric.h>\n#include <rdma/fi_rma.h>\n#include <rdma/fi_atomic.h>\n"
+                    "int main(void) { return (int)fi_version() == 0; }\n")
+        st, out, err, _ = run(cc + [probe, "-o", probe[:-2], "-lfabric"], 60)
+        if st != "ok":
+            hw_ofi_skipped = ("libfabric headers or library not found (rdma/fabric.h, -lfabric): "
+                              + (err.strip().splitlines() or [st])[0])
+            log(f"run.py: {HW_OFI} skipped: {hw_ofi_skipped}; the ofi tables have no bound")
+        else:
+            exe = os.path.join(hw_dir, HW_OFI)
+            st, out, err, _ = run(cc + CFLAGS + [os.path.join(HERE, HW_OFI + ".c"), "-o", exe, "-lfabric"], 120)
+            if st == "ok":
+                hw_bins[HW_OFI] = exe
+            else:
+                crashed.append(f"hw/{HW_OFI}: build {st}")
+                log(f"run.py: BUILD FAILED hw/{HW_OFI}\n{out}{err}")
+
     # -- run
-    jobs, hw_jobs = make_plan(args)
+    jobs, hw_jobs, hw_ofi_argv = make_plan(args)
     only = set(args.only.split(",")) if args.only else None
     raw, skips, failures = [], [], []
     for rep in range(reps):
@@ -834,6 +1050,20 @@ def main():
             if st != "ok":
                 crashed.append(f"hw/{prog}: {st}")
                 log(f"run.py: hw/{prog} {st}: {err[-1000:]}")
+        for mode in ofi_asked:
+            if HW_OFI not in hw_bins or (only and HW_OFI not in only):
+                continue
+            prov = OFI_MODES[mode]
+            st, out, err, dt = run([hw_bins[HW_OFI], "--provider", prov] + hw_ofi_argv, timeout,
+                                   env=with_env(os.environ, {"FI_PROVIDER": prov}))
+            rows, sk = parse_lines(out, lib="hw", mode=mode, rep=rep)
+            raw += rows
+            if rep == 0:
+                skips += sk
+            log(f"run.py: rep {rep + 1}/{reps} hw/{HW_OFI} --provider {prov}: {st}, {len(rows)} rows, {dt:.1f} s")
+            if st != "ok":
+                crashed.append(f"hw/{HW_OFI} --provider {prov}: {st}")
+                log(f"run.py: hw/{HW_OFI} --provider {prov} {st}: {err[-1000:]}")
         for prog, npes, argv, first_only in jobs:
             if (first_only and rep > 0) or (only and prog not in only):
                 continue
@@ -842,7 +1072,7 @@ def main():
                 if prog not in lib.binaries or (lib is shoal and mode in skipped_modes):
                     continue
                 cmd = lib.launch(npes, [lib.binaries[prog]] + argv)
-                full_env = dict(os.environ, **lib.env, **env)
+                full_env = with_env(dict(os.environ, **lib.env), env)
                 st, out, err, dt = run(cmd, timeout, env=full_env)
                 rows, sk = parse_lines(out, lib=lib.name, mode=mode, rep=rep)
                 raw += rows
@@ -852,9 +1082,8 @@ def main():
                 log(f"run.py: rep {rep + 1}/{reps} {label}: {st}, {len(rows)} rows, {dt:.1f} s")
                 if st != "ok":
                     failures.append((lib.name, mode, prog, npes, st, err[-1500:]))
-                    if lib is shoal and mode != "shm":
-                        skipped_modes[mode] = f"{prog} failed in this mode: {err.strip()[-300:]}"
-                    elif lib is shoal:
+                    if lib is shoal:
+                        # Every mode run was first found offered: a failure is Shoal's.
                         crashed.append(label + ": " + st)
                     log(f"run.py: {label} stderr:\n{err[-1500:]}")
 
@@ -875,21 +1104,50 @@ def main():
     hw = hw_lines(agg)
     report += [""] + hw
     md += ["#### Hardware bounds", ""] + hw_lines(agg, True) + [""]
-    all_rows = {}
-    for mode, _ in modes:
-        if mode in skipped_modes and mode != "shm":
+    # Raw libfabric, per provider of the ofi modes asked for.
+    raw_info = {}
+    for r in raw:
+        if r.get("bench") == HW_OFI and r["mode"] not in raw_info:
+            raw_info[r["mode"]] = r
+    for mode in ofi_asked:
+        lines = ofi_raw_lines(agg, mode)
+        if not lines:
             continue
-        rows = build_table(agg, mode, peer.name if peer else None)
-        all_rows[mode] = rows
-        title = f"Shoal ({mode} path) vs bound vs {peer_name if peer else '(no peer)'}"
-        report += ["", title, ""] + table_lines(rows, False, peer_name)
-        md += [f"#### {title}", ""] + table_lines(rows, True, peer_name) + [""]
-        mem = memory_lines(agg, mode, peer.name if peer else None, False)
+        i = raw_info.get(mode, {})
+        title = (f"Raw libfabric bound, provider {i.get('prov_name', OFI_MODES[mode])} "
+                 f"(FI_PROVIDER={OFI_MODES[mode]}; hw_ofi: inject {i.get('inject_size', '?')} B, "
+                 f"mr_mode {i.get('mr_mode', '?')}, {i.get('progress', '?')} progress, "
+                 f"FI_DELIVERY_COMPLETE default: {'yes' if i.get('delivery_complete_default') else 'no'})")
+        report += ["", title, ""] + lines
+        md += [f"#### {title}", ""] + ofi_raw_lines(agg, mode, True) + [""]
+    for mode, _ in modes:
+        if mode in skipped_modes:
+            continue
+        ofi = mode in OFI_MODES
+        # The peer (Open MPI over UCX) has no libfabric path to compare.
+        mode_peer = None if ofi else (peer.name if peer else None)
+        mode_peer_name = peer_name if mode_peer else None
+        rows = build_table(agg, mode, mode_peer)
+        if ofi:
+            prov = chosen_provider.get(mode, OFI_MODES[mode])
+            title = (f"Shoal ({mode} path: SHMEM_TRANSPORT=ofi FI_PROVIDER={OFI_MODES[mode]}, provider {prov}) "
+                     f"vs raw libfabric on the same provider; {peer_name} peer: not applicable "
+                     f"(it uses UCX, not libfabric)")
+            if HW_OFI not in hw_bins:
+                title += f"; no raw bound ({hw_ofi_skipped or 'hw_ofi not built'})"
+        else:
+            title = f"Shoal ({mode} path) vs bound vs {peer_name if mode_peer else '(no peer)'}"
+        report += ["", title, ""] + table_lines(rows, False, mode_peer_name)
+        md += [f"#### {title}", ""] + table_lines(rows, True, mode_peer_name) + [""]
+        mem = memory_lines(agg, mode, mode_peer, False)
         if mem:
             report += ["", f"Memory per PE ({mode} path):", ""] + mem
             md += [f"#### Memory per PE ({mode} path)", ""] + \
-                memory_lines(agg, mode, peer.name if peer else None, True) + [""]
-        checks = target_checks(rows, peer_name)
+                memory_lines(agg, mode, mode_peer, True) + [""]
+        if ofi:
+            checks = ofi_target_checks(rows, chosen_provider.get(mode, OFI_MODES[mode]))
+        else:
+            checks = target_checks(rows, peer_name)
         report += ["", f"DESIGN.md §7 targets ({mode} path):"]
         report += [f"  {verdict:8s} {label}: {figure}" if not verdict.startswith("MISSED:")
                    else f"  MISSED   {label}: {figure}\n           slower rows: {verdict[8:]}"
@@ -912,6 +1170,9 @@ def main():
     for m, why in skipped_modes.items():
         report.append(f"Mode {m} skipped: {why}")
         md.append(f"* mode {m} skipped: {why}")
+    if hw_ofi_skipped:
+        report.append(f"{HW_OFI} skipped: {hw_ofi_skipped}")
+        md.append(f"* {HW_OFI} skipped: {hw_ofi_skipped}")
     peer_fail = [f for f in failures if peer and f[0] == peer.name]
     for f in peer_fail:
         report.append(f"Peer failure (not fatal): {f[0]}/{f[1]} {f[2]} -n {f[3]}: {f[4]}")
@@ -921,7 +1182,7 @@ def main():
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump({"date": datetime.datetime.now().isoformat(timespec="seconds"), "reps": reps,
                    "quick": args.quick, "machine": machine_summary(), "raw": raw, "skips": skips,
-                   "skipped_modes": skipped_modes,
+                   "skipped_modes": skipped_modes, "modes": requested, "ofi_providers": chosen_provider,
                    "features": {lib.name: lib.features for lib in libs}}, f, indent=1)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write("\n".join(md) + "\n")

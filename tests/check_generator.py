@@ -38,6 +38,9 @@ CASES = [
      "teams.toml: shmem_team_split_strided: parameter 'start': flags need a pointer"),
     ("teams.toml", '"shmem_team_t src_team : team_or_invalid"', '"shmem_team_t src_team : team_or_null"',
      "teams.toml: shmem_team_translate_pe: parameter 'src_team' has unknown kind 'team_or_null'"),
+    # Inline twins of untyped routines: only fence/quiet-like ones, without parameters.
+    ("order.toml", 'test = "order"\ninline = "order"', 'test = "order"\ninline = "put"',
+     "order.toml: shmem_fence: inline 'put' needs a routine without parameters and one of ['order']"),
     # The Fortran chapter (run through the fortran-bindings command).
     ("fortran.toml", 'c = "shmem_{C}_atomic_add"', 'c = "shmem_{C}_atomic_add"', None),
     ("fortran.toml", 'c = "shmem_{C}_atomic_add"', 'c = "shmem_{C}_atomic_plus"',

@@ -31,6 +31,7 @@ PARAM_FLAGS = {
 KERNELS = {"rma", "p", "g", "strided", "amo", "wait", "put_signal", "coll", "reduce", "scan",
            "coll_as", "reduce_as"}
 INLINES = {"put", "get", "p", "g", "amo"}
+ROUTINE_INLINES = {"order"}         # untyped routines: fence and quiet
 AMO_OPS = {"FETCH", "SET", "SWAP", "CSWAP", "ADD", "AND", "OR", "XOR"}
 WAIT_MODES = {"all", "any", "some"}
 SCAN_MODES = {"inclusive", "exclusive"}
@@ -38,7 +39,7 @@ REDUCE_OPS = {"AND", "OR", "XOR", "MAX", "MIN", "SUM", "PROD"}
 BODIES = {"forward", "noop"}
 TYPE_CLASSES = {"sint", "uint", "float", "char", "complex"}
 
-ROUTINE_KEYS = {"name", "returns", "params", "version", "test", "body", "ctx", "noreturn",
+ROUTINE_KEYS = {"name", "returns", "params", "version", "test", "body", "ctx", "noreturn", "inline",
                 "variadic", "aliases", "deprecated", "replacement", "generic", "algorithms"}
 FAMILY_KEYS = {"name", "typed", "sized", "mem", "types", "deprecated_types", "ctx", "returns",
                "params", "generic", "kernel", "core", "op", "operand", "mode", "blocking", "cmp",
@@ -155,13 +156,16 @@ def _routine(file, chapter, row):
         raise TableError(file, name, f"body {body!r} is not one of {sorted(BODIES)}")
     if row.get("ctx") and not name.startswith("shmem_"):
         raise TableError(file, name, "ctx forms need a name starting with shmem_")
+    if row.get("inline") and (row["inline"] not in ROUTINE_INLINES or row["params"]):
+        raise TableError(file, name, f"inline {row['inline']!r} needs a routine without parameters and one of "
+                         f"{sorted(ROUTINE_INLINES)}")
     return Entry(file=file, chapter=chapter, name=name, typed=False, returns=row["returns"],
                  params=_params(file, name, row["params"]), version=row["version"],
                  test=row["test"], ctx=bool(row.get("ctx")), body=body,
                  noreturn=bool(row.get("noreturn")), variadic=bool(row.get("variadic")),
                  aliases=list(row.get("aliases", [])), deprecated=row.get("deprecated"),
                  replacement=row.get("replacement"), generic=row.get("generic"),
-                 algorithms=_algorithms(file, name, row))
+                 inline=row.get("inline"), algorithms=_algorithms(file, name, row))
 
 
 def _family(file, chapter, row, types, tables, sizes):

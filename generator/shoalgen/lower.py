@@ -309,13 +309,18 @@ def _inline_amo(r):
             ("return " if returns else "") + f"{r.name}({r.args});"])
 
 
+def _inline_order(r):
+    return ["if (SHMEMI_LIKELY(shmemi_fast_order())) return;", f"{r.name}({r.args});"]
+
+
 INLINE_BODIES = {"put": _inline_put, "get": _inline_get, "p": _inline_p, "g": _inline_g,
-                 "amo": _inline_amo}
+                 "amo": _inline_amo, "order": _inline_order}
 
 
 def inline(r):
-    """Only the default-context typed (and mem) forms get an inline twin."""
-    if not r.entry.inline or r.is_ctx or r.variant not in ("typed", "mem"):
+    """Only the default-context forms get an inline twin: typed and mem ones,
+    and the untyped fence and quiet."""
+    if not r.entry.inline or r.is_ctx or r.variant not in ("typed", "mem", "untyped"):
         return []
     return INLINE_BODIES[r.entry.inline](r)
 

@@ -26,7 +26,8 @@ struct shmemi_fast_state {
     int n_pes;             /* world size */
     int amo_local;         /* CPU atomics are the job's atomicity domain */
     int debug;             /* SHMEM_DEBUG */
-    int pad_;
+    int order_local;       /* fence/quiet of the default context are memory
+                              fences (every peer by shared memory) */
     char **heap_peer;      /* [n_pes] peer heap mapped here, NULL if not node-local */
     char **data_peer;      /* [n_pes] peer data mapped here, NULL if not node-local */
 };
@@ -61,6 +62,18 @@ static inline void *shmemi_fast_addr(const void *addr, size_t len, int pe)
         return base ? base + off : NULL;
     }
     return NULL;
+}
+
+/* shmem_fence/shmem_quiet when every peer is node-local: the copies and
+ * CPU atomics are done, only their visibility order is left. A full fence:
+ * memcpy may use weakly ordered streaming stores. Returns 0 when the
+ * library must do it. */
+static inline int shmemi_fast_order(void)
+{
+    if (!shmemi_fast.order_local)
+        return 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return 1;
 }
 
 /* Same, for an AMO: only when CPU atomics are the atomicity domain. */

@@ -5,6 +5,7 @@
 
 #include "ctx/ctx.h"
 #include "runtime/api.h"
+#include "transport/transport.h"
 
 /* Exported: SHMEM_CTX_DEFAULT is its address. */
 __attribute__((visibility("default"))) struct shmemi_ctx shmemi_ctx_default = {
@@ -45,8 +46,14 @@ void shmemi_ctx_destroy(shmem_ctx_t ctx)
     if (ctx == SHMEM_CTX_DEFAULT)
         shmemi_fatal("shmem_ctx_destroy", "SHMEM_CTX_DEFAULT cannot be destroyed");
     shmemi_check_ctx("shmem_ctx_destroy", ctx);
-    shmemi_quiet(ctx);
     shmemi_team_unlink_ctx(ctx);
+    shmemi_ctx_retire(ctx);
+}
+
+void shmemi_ctx_retire(struct shmemi_ctx *ctx)
+{
+    shmemi_quiet(ctx);
+    shmemi_transport_ctx_retired(ctx);
     ctx->magic = 0;
     free(ctx);
 }

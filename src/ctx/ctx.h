@@ -2,8 +2,9 @@
  * ctx/ctx.h — communication contexts. A context carries its team (PE
  * arguments are relative to it) and its options. On the node-local path
  * every operation completes at once; the network path keeps a context's
- * endpoint and counters in transport/ofi_ctx.c, found by its address
- * (PRIVATE there means its bounce pool takes no lock).
+ * endpoint and counters in transport/ofi_ctx.c, found by its address and
+ * handed to the next context once this one is retired (PRIVATE there means
+ * its bounce pool takes no lock).
  */
 #ifndef SHMEMI_CTX_H
 #define SHMEMI_CTX_H
@@ -28,6 +29,10 @@ struct shmemi_ctx {
 
 /* A new context on `team` (shmem_ctx_create: the world team). */
 int shmemi_ctx_new(struct shmemi_team *team, long options, shmem_ctx_t *ctx, const char *routine);
+/* Complete the context's operations, give its transport state back and
+ * free it (shmem_ctx_destroy, and shmem_team_destroy for the shareable
+ * contexts of the team). */
+void shmemi_ctx_retire(struct shmemi_ctx *ctx);
 /* Take a context off its team's list (team/split.c). */
 void shmemi_team_unlink_ctx(struct shmemi_ctx *ctx);
 

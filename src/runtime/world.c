@@ -28,6 +28,7 @@ void shmemi_fast_fill(void)
     f->heap_peer = w->fast_peer[0] ? w->fast_peer[0] : w->peer_base[SHMEMI_SEG_HEAP];
     f->data_peer = w->fast_peer[1] ? w->fast_peer[1] : w->peer_base[SHMEMI_SEG_DATA];
     f->amo_local = w->amo_local;
+    f->order_local = on && w->amo_local; /* amo_local: libfabric is not open */
     f->debug = shmemi_settings.debug;
     f->n_pes = w->n_pes;
 }

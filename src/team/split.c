@@ -353,9 +353,7 @@ void shmemi_team_destroy(shmem_team_t team)
         next = c->team_next;
         c->team_next = NULL;
         if (!(c->options & SHMEM_CTX_PRIVATE)) {
-            shmemi_quiet(c);
-            c->magic = 0;
-            free(c);
+            shmemi_ctx_retire(c);
         } else {
             c->team = NULL; /* its later shmem_ctx_destroy must not reach the freed team */
         }

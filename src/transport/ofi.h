@@ -94,6 +94,8 @@ void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine);
 /* ofi_ctx.c: the endpoint serving a context (created on first use). */
 struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx);
 void shmemi_ofi_ctx_progress(void);
+/* The context was quieted and is going away: its endpoint is free. */
+void shmemi_ofi_ctx_retired(shmem_ctx_t ctx);
 void shmemi_ofi_ctx_release(void);
 
 /* ofi_bounce.c: a blocking put of inject_size < n <= bounce_size bytes,

@@ -2,13 +2,16 @@
  * transport/ofi_ctx.c — per-context completion tracking on the network
  * path. Every created context gets its own RDM endpoint with its own
  * counters, so one context's quiet never waits for another's traffic.
- * The endpoint is made on the context's first network operation and
+ * The endpoint is taken on the context's first network operation and
  * found again by the context's address (a short table, searched without
- * locks: entries are published once and never move). A context freed
- * and another created at the same address reuses the quiesced endpoint
- * (destroy quiets the context first). Past SHMEMI_OFI_MAX_CTX endpoints,
- * or if the provider refuses another, a context shares the default
- * context's endpoint, which is always correct (quiet then waits for more).
+ * locks: entries are published once and never move). A destroyed context
+ * gives its endpoint back, quiesced, and the next context to need one
+ * takes it: a program that creates and destroys contexts in a loop keeps
+ * as many endpoints as it has contexts alive at once (each costs the
+ * provider megabytes: tcp;ofi_rxm zeroes 17 MB of buffers per endpoint).
+ * Past SHMEMI_OFI_MAX_CTX endpoints, or if the provider refuses another, a
+ * context shares the default context's endpoint, which is always correct
+ * (quiet then waits for more).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,7 +22,7 @@
 #define SHMEMI_OFI_MAX_CTX 64
 
 struct ofi_cx {
-    const void *ctx;
+    const void *ctx; /* NULL: free for the next context (atomic) */
     struct shmemi_ofi_ep ep;
 };
 
@@ -38,13 +41,8 @@ static struct shmemi_ofi_ep *lookup(shmem_ctx_t ctx, int n)
 {
     for (int i = 0; i < n; i++) {
         struct ofi_cx *c = __atomic_load_n(&table[i], __ATOMIC_ACQUIRE);
-        if (c->ctx != ctx)
-            continue;
-        /* A context created where a destroyed one lived inherits its
-         * quiesced endpoint, but not its options. */
-        if (__atomic_load_n(&c->ep.is_private, __ATOMIC_RELAXED) != is_private(ctx))
-            __atomic_store_n(&c->ep.is_private, is_private(ctx), __ATOMIC_RELAXED);
-        return &c->ep;
+        if (__atomic_load_n(&c->ctx, __ATOMIC_ACQUIRE) == ctx)
+            return &c->ep;
     }
     return NULL;
 }
@@ -63,10 +61,17 @@ struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx)
     if (__atomic_load_n(&exhausted, __ATOMIC_RELAXED))
         return &shmemi_ofi.main;
 
-    /* First use: creation is rare, so a mutex is fine here. */
+    /* First use: creation is rare, so a mutex is fine here. A free
+     * endpoint is quiesced; it takes the new context's options. */
     pthread_mutex_lock(&table_lock);
     n = n_table;
     e = lookup(ctx, n);
+    for (int i = 0; i < n && !e; i++)
+        if (!table[i]->ctx) {
+            table[i]->ep.is_private = is_private(ctx);
+            __atomic_store_n(&table[i]->ctx, ctx, __ATOMIC_RELEASE);
+            e = &table[i]->ep;
+        }
     if (!e && n < SHMEMI_OFI_MAX_CTX && (c = calloc(1, sizeof *c))) {
         c->ctx = ctx;
         /* shmemi_ofi_ep_open is fatal on failure; a provider out of
@@ -95,6 +100,19 @@ void shmemi_ofi_ctx_progress(void)
         if (fi_cq_read(c->ep.cq, &ent, 1) == -FI_EAVAIL)
             shmemi_ofi_fail("shmem (network progress)", "an operation of a context", -1, -FI_EIO);
     }
+}
+
+void shmemi_ofi_ctx_retired(shmem_ctx_t ctx)
+{
+    int n = __atomic_load_n(&n_table, __ATOMIC_ACQUIRE);
+
+    pthread_mutex_lock(&table_lock);
+    for (int i = 0; i < n; i++)
+        if (table[i]->ctx == ctx) {
+            __atomic_store_n(&table[i]->ctx, NULL, __ATOMIC_RELEASE);
+            __atomic_store_n(&exhausted, 0, __ATOMIC_RELAXED); /* one is free again */
+        }
+    pthread_mutex_unlock(&table_lock);
 }
 
 void shmemi_ofi_ctx_release(void)

@@ -150,6 +150,12 @@ void shmemi_transport_fence_ctx(shmem_ctx_t ctx)
             in_use[i]->fence();
 }
 
+void shmemi_transport_ctx_retired(shmem_ctx_t ctx)
+{
+    if (ofi_open)
+        shmemi_ofi_ctx_retired(ctx);
+}
+
 void shmemi_transport_quiet_ctx(shmem_ctx_t ctx)
 {
     for (int i = 0; i < n_in_use; i++)

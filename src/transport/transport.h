@@ -65,6 +65,9 @@ void shmemi_transport_fence_all(void);
 void shmemi_transport_quiet_all(void);
 void shmemi_transport_fence_ctx(shmem_ctx_t ctx);
 void shmemi_transport_quiet_ctx(shmem_ctx_t ctx);
+/* A context is being destroyed, its operations complete: whatever a
+ * transport keeps for it may serve the next context. */
+void shmemi_transport_ctx_retired(shmem_ctx_t ctx);
 /* Drive a manual-progress network path; every wait loop calls this
  * (through shmemi_backoff) when shmemi_world.net_progress is set. */
 void shmemi_transport_progress(void);
