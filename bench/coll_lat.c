@@ -1,12 +1,14 @@
 /*
  * bench/coll_lat.c — latency of collectives over all PEs:
  *   barrier_all, sync_all                      (every version)
- *   team_sync, broadcast, fcollect, alltoall, sum_reduce
- * The last five use the OpenSHMEM 1.5 team routines on SHMEM_TEAM_WORLD
- * when the library has them (BENCH_HAVE_TEAM_*), else the 1.4 active-set
- * routines (shmem_sync, shmem_broadcast64, shmem_fcollect64,
- * shmem_alltoall64, shmem_long_sum_to_all; BENCH_HAVE_AS_*); each row names
- * the API it used. Data rows run at each element count (longs) given by
+ *   sync, broadcast, fcollect, alltoall, sum_reduce   1.4 active-set routines
+ *                (shmem_sync, shmem_broadcast64, shmem_fcollect64,
+ *                shmem_alltoall64, shmem_long_sum_to_all; BENCH_HAVE_AS_*)
+ *   team_sync, team_broadcast, team_fcollect,        1.5 team routines on
+ *   team_alltoall, team_sum_reduce                   SHMEM_TEAM_WORLD
+ *                (BENCH_HAVE_TEAM_*)
+ * Each form runs when the library has it, so libraries that have both are
+ * compared on the same routines; each row names the API it used. Data rows run at each element count (longs) given by
  * --sizes (bytes / 8).
  *
  * Every PE times batches of back-to-back calls; the row's value is the
@@ -54,6 +56,8 @@ static void sync_all_batch(void *arg, long n)
         shmem_sync_all();
 }
 
+/* Team forms (1.5): the library synchronises internally, since no pSync
+ * of the caller's says when a buffer may be reused. */
 #if defined(BENCH_HAVE_TEAM_SYNC)
 static void team_sync_batch(void *arg, long n)
 {
@@ -61,23 +65,52 @@ static void team_sync_batch(void *arg, long n)
     for (long i = 0; i < n; i++)
         shmem_team_sync(SHMEM_TEAM_WORLD);
 }
-#elif defined(BENCH_HAVE_AS_SYNC)
-static void team_sync_batch(void *arg, long n)
+#endif
+#if defined(BENCH_HAVE_TEAM_BROADCAST)
+static void team_broadcast_batch(void *arg, long n)
+{
+    struct coll *c = arg;
+    for (long i = 0; i < n; i++)
+        shmem_long_broadcast(SHMEM_TEAM_WORLD, c->dst, c->src, c->nelems, 0);
+}
+#endif
+#if defined(BENCH_HAVE_TEAM_FCOLLECT)
+static void team_fcollect_batch(void *arg, long n)
+{
+    struct coll *c = arg;
+    for (long i = 0; i < n; i++)
+        shmem_long_fcollect(SHMEM_TEAM_WORLD, c->dst, c->src, c->nelems);
+}
+#endif
+#if defined(BENCH_HAVE_TEAM_ALLTOALL)
+static void team_alltoall_batch(void *arg, long n)
+{
+    struct coll *c = arg;
+    for (long i = 0; i < n; i++)
+        shmem_long_alltoall(SHMEM_TEAM_WORLD, c->dst, c->src, c->nelems);
+}
+#endif
+#if defined(BENCH_HAVE_TEAM_SUM_REDUCE)
+static void team_sum_reduce_batch(void *arg, long n)
+{
+    struct coll *c = arg;
+    for (long i = 0; i < n; i++)
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, c->dst, c->src, c->nelems);
+}
+#endif
+
+/* Active-set forms (1.4), the ones both libraries have: the rows that
+ * compare like with like. The caller's rotating pSync lets a PE start the
+ * next call while a slower one still finishes this one. */
+#if defined(BENCH_HAVE_AS_SYNC)
+static void sync_batch(void *arg, long n)
 {
     struct coll *c = arg;
     for (long i = 0; i < n; i++)
         shmem_sync(0, 0, c->npes, psync[rot++ % PSYNC_ROT]);
 }
 #endif
-
-#if defined(BENCH_HAVE_TEAM_BROADCAST)
-static void broadcast_batch(void *arg, long n)
-{
-    struct coll *c = arg;
-    for (long i = 0; i < n; i++)
-        shmem_long_broadcast(SHMEM_TEAM_WORLD, c->dst, c->src, c->nelems, 0);
-}
-#elif defined(BENCH_HAVE_AS_BROADCAST)
+#if defined(BENCH_HAVE_AS_BROADCAST)
 static void broadcast_batch(void *arg, long n)
 {
     struct coll *c = arg;
@@ -85,15 +118,7 @@ static void broadcast_batch(void *arg, long n)
         shmem_broadcast64(c->dst, c->src, c->nelems, 0, 0, 0, c->npes, psync[rot++ % PSYNC_ROT]);
 }
 #endif
-
-#if defined(BENCH_HAVE_TEAM_FCOLLECT)
-static void fcollect_batch(void *arg, long n)
-{
-    struct coll *c = arg;
-    for (long i = 0; i < n; i++)
-        shmem_long_fcollect(SHMEM_TEAM_WORLD, c->dst, c->src, c->nelems);
-}
-#elif defined(BENCH_HAVE_AS_FCOLLECT)
+#if defined(BENCH_HAVE_AS_FCOLLECT)
 static void fcollect_batch(void *arg, long n)
 {
     struct coll *c = arg;
@@ -101,15 +126,7 @@ static void fcollect_batch(void *arg, long n)
         shmem_fcollect64(c->dst, c->src, c->nelems, 0, 0, c->npes, psync[rot++ % PSYNC_ROT]);
 }
 #endif
-
-#if defined(BENCH_HAVE_TEAM_ALLTOALL)
-static void alltoall_batch(void *arg, long n)
-{
-    struct coll *c = arg;
-    for (long i = 0; i < n; i++)
-        shmem_long_alltoall(SHMEM_TEAM_WORLD, c->dst, c->src, c->nelems);
-}
-#elif defined(BENCH_HAVE_AS_ALLTOALL)
+#if defined(BENCH_HAVE_AS_ALLTOALL)
 static void alltoall_batch(void *arg, long n)
 {
     struct coll *c = arg;
@@ -117,15 +134,7 @@ static void alltoall_batch(void *arg, long n)
         shmem_alltoall64(c->dst, c->src, c->nelems, 0, 0, c->npes, psync[rot++ % PSYNC_ROT]);
 }
 #endif
-
-#if defined(BENCH_HAVE_TEAM_SUM_REDUCE)
-static void sum_reduce_batch(void *arg, long n)
-{
-    struct coll *c = arg;
-    for (long i = 0; i < n; i++)
-        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, c->dst, c->src, c->nelems);
-}
-#elif defined(BENCH_HAVE_AS_SUM_TO_ALL)
+#if defined(BENCH_HAVE_AS_SUM_TO_ALL)
 static void sum_reduce_batch(void *arg, long n)
 {
     struct coll *c = arg;
@@ -190,12 +199,6 @@ static void row(const char *op, const char *api, bench_batch_fn f, struct coll *
     shmem_barrier_all();
 }
 
-__attribute__((unused)) static void skip(const char *op, int npes)
-{
-    if (shmem_my_pe() == 0)
-        bench_skip("coll", op, npes, "library lacks both the team and the active-set routine");
-}
-
 int main(int argc, char **argv)
 {
     struct bench_args a;
@@ -247,40 +250,35 @@ int main(int argc, char **argv)
     row("sync_all", "1.4", sync_all_batch, &c, &a);
 #if defined(BENCH_HAVE_TEAM_SYNC)
     row("team_sync", "team", team_sync_batch, &c, &a);
-#elif defined(BENCH_HAVE_AS_SYNC)
-    row("team_sync", "active-set", team_sync_batch, &c, &a);
-#else
-    skip("team_sync", c.npes);
+#endif
+#if defined(BENCH_HAVE_AS_SYNC)
+    row("sync", "active-set", sync_batch, &c, &a);
 #endif
     for (int i = 0; i < a.n_sizes; i++) {
         c.nelems = a.sizes[i] / sizeof(long) ? a.sizes[i] / sizeof(long) : 1;
-#if defined(BENCH_HAVE_TEAM_BROADCAST)
-        row("broadcast", "team", broadcast_batch, &c, &a);
-#elif defined(BENCH_HAVE_AS_BROADCAST)
+#if defined(BENCH_HAVE_AS_BROADCAST)
         row("broadcast", "active-set", broadcast_batch, &c, &a);
-#else
-        skip("broadcast", c.npes);
+#endif
+#if defined(BENCH_HAVE_AS_FCOLLECT)
+        row("fcollect", "active-set", fcollect_batch, &c, &a);
+#endif
+#if defined(BENCH_HAVE_AS_ALLTOALL)
+        row("alltoall", "active-set", alltoall_batch, &c, &a);
+#endif
+#if defined(BENCH_HAVE_AS_SUM_TO_ALL)
+        row("sum_reduce", "active-set", sum_reduce_batch, &c, &a);
+#endif
+#if defined(BENCH_HAVE_TEAM_BROADCAST)
+        row("team_broadcast", "team", team_broadcast_batch, &c, &a);
 #endif
 #if defined(BENCH_HAVE_TEAM_FCOLLECT)
-        row("fcollect", "team", fcollect_batch, &c, &a);
-#elif defined(BENCH_HAVE_AS_FCOLLECT)
-        row("fcollect", "active-set", fcollect_batch, &c, &a);
-#else
-        skip("fcollect", c.npes);
+        row("team_fcollect", "team", team_fcollect_batch, &c, &a);
 #endif
 #if defined(BENCH_HAVE_TEAM_ALLTOALL)
-        row("alltoall", "team", alltoall_batch, &c, &a);
-#elif defined(BENCH_HAVE_AS_ALLTOALL)
-        row("alltoall", "active-set", alltoall_batch, &c, &a);
-#else
-        skip("alltoall", c.npes);
+        row("team_alltoall", "team", team_alltoall_batch, &c, &a);
 #endif
 #if defined(BENCH_HAVE_TEAM_SUM_REDUCE)
-        row("sum_reduce", "team", sum_reduce_batch, &c, &a);
-#elif defined(BENCH_HAVE_AS_SUM_TO_ALL)
-        row("sum_reduce", "active-set", sum_reduce_batch, &c, &a);
-#else
-        skip("sum_reduce", c.npes);
+        row("team_sum_reduce", "team", team_sum_reduce_batch, &c, &a);
 #endif
     }
     shmem_barrier_all();

@@ -472,8 +472,8 @@ def row_name(key):
 OP_ORDER = ["p", "g", "p_roundtrip", "putmem", "getmem", "put_bw", "put_nbi_bw", "get_bw", "get_nbi_bw",
             "put_rate", "get_rate", "fetch_add", "fetch_inc", "compare_swap", "swap", "fetch", "fetch_and",
             "fetch_or", "fetch_xor", "add", "inc", "set", "and", "or", "xor", "add_nq", "inc_nq",
-            "fetch_add_roundtrip", "barrier_all", "sync_all", "team_sync", "broadcast", "fcollect", "alltoall",
-            "sum_reduce"]
+            "fetch_add_roundtrip", "barrier_all", "sync_all", "sync", "team_sync", "broadcast", "team_broadcast",
+            "fcollect", "team_fcollect", "alltoall", "team_alltoall", "sum_reduce", "team_sum_reduce"]
 
 
 def row_order(k):
