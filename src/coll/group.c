@@ -144,7 +144,9 @@ void shmemi_grp_active(struct shmemi_group *g, struct shmemi_team *scratch, int 
     if ((size_t)g->nslots > psync_longs)
         shmemi_fatal(routine, "%d PEs need %d pSync words; this pSync has %zu", PE_size, g->nslots,
                      psync_longs);
-    seg = shmemi_sym_ref(routine, "pSync", pSync, psync_longs * sizeof(long), &off);
+    /* Only the words this set uses must be symmetric: a Fortran pSync of
+     * default INTEGERs holds half the bytes of the C one. */
+    seg = shmemi_sym_ref(routine, "pSync", pSync, (size_t)g->nslots * sizeof(long), &off);
     g->seg = seg;
     g->off = off;
 }
