@@ -8,9 +8,11 @@
  * (their flags are counted, so a fast PE's early signal waits its turn).
  * Other routines may reuse a pSync once all PEs have left the previous
  * call, which the user ensures by a barrier or by alternating two pSync
- * arrays; the latter works because every routine here returns only after
- * every PE of the set has entered it (broadcast ends with a barrier for
- * that reason). pWrk is not needed: partial results are kept privately.
+ * arrays. The latter works because every routine here returns only after
+ * every PE of the set has entered it (a pulled broadcast ends with a
+ * barrier for that reason), or, for the pushed broadcast, because its
+ * only flags are counts that each receiver consumes in its own call, in
+ * call order. pWrk is not needed: partial results are kept privately.
  */
 #include "coll/coll.h"
 #include "memory/addr.h"
@@ -52,9 +54,11 @@ void shmemi_broadcast_as(void *dest, const void *src, size_t nbytes, int root, i
     ACTIVE(g, set, SHMEM_BCAST_SYNC_SIZE);
     if (root < 0 || root >= PE_size)
         shmemi_fatal(routine, "PE_root %d out of range [0, %d)", root, PE_size);
-    shmemi_coll_broadcast(&g, sym(routine, "dest", dest, g.me == root ? 0 : nbytes),
-                          sym(routine, "source", src, nbytes), nbytes, root, 0);
-    shmemi_grp_barrier(&g);
+    /* dest is symmetric on the root too: a pushing root writes there on
+     * its children. */
+    if (!shmemi_coll_broadcast(&g, sym(routine, "dest", dest, nbytes), sym(routine, "source", src, nbytes), nbytes,
+                               root, 0))
+        shmemi_grp_barrier(&g);
 }
 
 void shmemi_collect_as(void *dest, const void *src, size_t nbytes, int PE_start, int logPE_stride, int PE_size,

@@ -11,6 +11,12 @@
  *   take about (chunks + N) chunk times instead of log(N) whole-message
  *   times. For large messages.
  * A member returns only when those reading its buffer have finished.
+ * pushed: the 1.4 active-set forms, small messages, every member mapped
+ *   here: the same tree, but a node stores its copy straight into its
+ *   children's dest and signals; nobody waits for an acknowledgement, so
+ *   the root returns after its stores (dest must be ready on every member
+ *   before anyone calls, as the spec requires, and counted pSync flags
+ *   stay exact whoever runs ahead). Up to SHMEMI_BCAST_PUSH_MAX.
  */
 #include <string.h>
 
@@ -50,6 +56,24 @@ static void knomial(struct shmemi_group *g, struct shmemi_buf dest, struct shmem
     }
 }
 
+static void pushed(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes, int root)
+{
+    struct shmemi_tree tr;
+    const char *from = shmemi_buf_addr(g->me == root ? src : dest);
+
+    shmemi_grp_phase(g);
+    shmemi_tree_of(g, root, &tr);
+    if (tr.parent >= 0)
+        shmemi_grp_wait(g, shmemi_grp_down(g, tr.up_r, tr.up_j), 1);
+    SHMEMI_TREE_CHILDREN(g, &tr, child, r, j) {
+        (void)r, (void)j;
+        shmemi_grp_put(g, child, dest.seg, dest.off, from, nbytes);
+    }
+    shmemi_grp_release();
+    SHMEMI_TREE_CHILDREN(g, &tr, child, r, j)
+        shmemi_grp_signal(g, shmemi_grp_down(g, (int)r, j), child, 1);
+}
+
 static void pipelined(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
                       int root, int root_writes)
 {
@@ -85,19 +109,24 @@ static void pipelined(struct shmemi_group *g, struct shmemi_buf dest, struct shm
         shmemi_grp_wait(g, bwd, 1);
 }
 
-void shmemi_coll_broadcast(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
-                           int root, int root_writes)
+int shmemi_coll_broadcast(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
+                          int root, int root_writes)
 {
     int alg = shmemi_settings.bcast_alg;
 
     if (g->me == root && root_writes && (dest.seg != src.seg || dest.off != src.off))
         memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), nbytes);
     if (g->n == 1 || !nbytes)
-        return;
+        return 0;
+    if (alg == SHMEMI_ALG_AUTO && g->counting && g->all_mapped && nbytes <= SHMEMI_BCAST_PUSH_MAX) {
+        pushed(g, dest, src, nbytes, root);
+        return 1;
+    }
     if (alg == SHMEMI_ALG_AUTO)
         alg = nbytes >= SHMEMI_BCAST_PIPELINE_MIN ? SHMEMI_ALG_PIPELINED : SHMEMI_ALG_KNOMIAL;
     if (alg == SHMEMI_ALG_PIPELINED)
         pipelined(g, dest, src, nbytes, root, root_writes);
     else
         knomial(g, dest, src, nbytes, root, root_writes);
+    return 0;
 }

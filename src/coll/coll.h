@@ -27,9 +27,10 @@ static inline struct shmemi_buf shmemi_buf_at(struct shmemi_buf b, size_t delta)
 }
 
 /* root_writes: the 1.5 team broadcast writes dest on the root too; the
- * 1.4 active-set form does not. */
-void shmemi_coll_broadcast(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
-                           int root, int root_writes);
+ * 1.4 active-set form does not. Returns 1 when it pushed (bcast.c): a
+ * member may return before the members below it have entered. */
+int shmemi_coll_broadcast(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
+                          int root, int root_writes);
 /* sizes: NULL for fcollect (every block nbytes). */
 void shmemi_coll_collect(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
                          int fixed);

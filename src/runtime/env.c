@@ -199,7 +199,8 @@ static const struct env_var env_table[] = {
     {"SHMEM_BARRIER_ALGORITHM", NULL, "auto", parse_barrier_alg, FIELD(barrier_alg),
      "auto, dissemination or tree", "barrier and sync (auto: dissemination)"},
     {"SHMEM_BCAST_ALGORITHM", NULL, "auto", parse_bcast_alg, FIELD(bcast_alg), "auto, knomial or pipelined",
-     "broadcast (auto: k-nomial tree below 512 KiB, pipelined chain from there)"},
+     "broadcast (auto: for a 1.4 active set mapped here and up to 8 KiB, a pushed k-nomial tree; "
+     "otherwise a pulled k-nomial tree below 512 KiB, a pipelined chain from there)"},
     {"SHMEM_COLLECT_ALGORITHM", NULL, "auto", parse_collect_alg, FIELD(collect_alg), "auto, direct or ring",
      "collect and fcollect (auto: direct reads when every member is mapped here, or for an fcollect "
      "result under 64 KiB; ring otherwise)"},

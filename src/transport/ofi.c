@@ -252,12 +252,24 @@ static void ep_poll(struct shmemi_ofi_ep *e)
         cq_error(e, "shmem (network progress)");
 }
 
+/* Set by every library-driven poll, cleared by the progress thread: a
+ * PE already progressing in a call needs no help, and the thread's
+ * wake-ups and provider locks would only slow it (on tcp, a p + quiet
+ * took 44 us with the thread polling against 26 us without it). */
+static atomic_int library_polled;
+
+static void poll_all(void)
+{
+    ep_poll(&shmemi_ofi.main);
+    shmemi_ofi_ctx_progress();
+}
+
 void shmemi_ofi_progress(void)
 {
     if (!shmemi_ofi.main.ep)
         return;
-    ep_poll(&shmemi_ofi.main);
-    shmemi_ofi_ctx_progress();
+    atomic_store_explicit(&library_polled, 1, memory_order_relaxed);
+    poll_all();
 }
 
 void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct fid_cntr *cntr, const uint64_t *issued, int pe,
@@ -290,13 +302,18 @@ static int progress_running;
 
 static void *progress_main(void *arg)
 {
-    /* Short sleeps: a computing PE serves peers within ~0.1 ms, and an
-     * idle thread costs its core almost nothing. */
-    const struct timespec nap = {0, 100000};
+    /* Short naps while the PE computes: peers are served within ~0.1 ms,
+     * and an idle thread costs its core almost nothing. While the PE
+     * polls by itself, stand aside and nap longer. */
+    const struct timespec serve = {0, 100000}, aside = {0, 1000000};
     (void)arg;
     while (!atomic_load_explicit(&progress_stop, memory_order_relaxed)) {
-        shmemi_ofi_progress();
-        nanosleep(&nap, NULL);
+        if (atomic_exchange_explicit(&library_polled, 0, memory_order_relaxed)) {
+            nanosleep(&aside, NULL);
+            continue;
+        }
+        poll_all();
+        nanosleep(&serve, NULL);
     }
     return NULL;
 }
