@@ -9,7 +9,10 @@
  *   a memcpy for mapped peers: the default.
  * push: after a barrier, member i writes its block into member i+s's
  *   dest, completes the writes (quiet), then a closing barrier; for peers
- *   reached by the network, where puts stream and gets round-trip.
+ *   reached by the network, where puts stream and gets round-trip. A 1.4
+ *   active set mapped here pushes without the opening barrier
+ *   (shmemi_grp_may_push): its stores complete at once, and its callers
+ *   made every dest ready before calling.
  */
 #include "coll/algo.h"
 #include "coll/coll.h"
@@ -51,12 +54,14 @@ static void move_blocks(struct shmemi_group *g, int push, int peer, struct shmem
 void shmemi_coll_alltoalls(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, ptrdiff_t dst,
                            ptrdiff_t sst, size_t elem, size_t nelems)
 {
-    int alg = shmemi_settings.alltoall_alg, push;
+    int alg = shmemi_settings.alltoall_alg, push, early = 0;
 
+    if (alg == SHMEMI_ALG_AUTO && shmemi_grp_may_push(g))
+        alg = SHMEMI_ALG_PUSH, early = 1;
     if (alg == SHMEMI_ALG_AUTO)
         alg = g->all_mapped ? SHMEMI_ALG_PAIRWISE : SHMEMI_ALG_PUSH;
     push = alg == SHMEMI_ALG_PUSH;
-    if (g->n > 1)
+    if (g->n > 1 && !early)
         shmemi_grp_barrier(g); /* sources ready (pull), dests free (push) */
     move_blocks(g, push, g->me, dest, src, dst, sst, elem, nelems);
     for (int s = 1; s < g->n; s++)

@@ -118,7 +118,7 @@ int shmemi_coll_broadcast(struct shmemi_group *g, struct shmemi_buf dest, struct
         memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), nbytes);
     if (g->n == 1 || !nbytes)
         return 0;
-    if (alg == SHMEMI_ALG_AUTO && g->counting && g->all_mapped && nbytes <= SHMEMI_BCAST_PUSH_MAX) {
+    if (alg == SHMEMI_ALG_AUTO && shmemi_grp_may_push(g) && nbytes <= SHMEMI_BCAST_PUSH_MAX) {
         pushed(g, dest, src, nbytes, root);
         return 1;
     }

@@ -8,6 +8,9 @@
  *   sources (and the published sizes) intact until all have read. Two
  *   synchronisations and no forwarding: the default when every member is
  *   mapped here, where reading a peer is a memcpy.
+ * pushed (fcollect of a 1.4 active set mapped here, shmemi_grp_may_push):
+ *   each member stores its block into every member's dest, starting with
+ *   its successor, and one barrier completes the call.
  * ring: member i copies, in step s, the block of member i-1-s from its
  *   left neighbour's dest, as soon as the neighbour has it; N-1 steps of
  *   neighbour traffic only (the bandwidth-friendly choice for a network).
@@ -50,6 +53,15 @@ static void direct(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi
     }
 }
 
+static void pushed(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes)
+{
+    size_t at = (size_t)g->me * nbytes;
+
+    for (int k = 1; k <= g->n; k++)
+        shmemi_grp_put(g, (g->me + k) % g->n, dest.seg, dest.off + at, shmemi_buf_addr(src), nbytes);
+    shmemi_grp_barrier(g);
+}
+
 static void ring(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, const struct layout *L)
 {
     int left = (g->me - 1 + g->n) % g->n, right = (g->me + 1) % g->n;
@@ -83,6 +95,10 @@ void shmemi_coll_collect(struct shmemi_group *g, struct shmemi_buf dest, struct 
 
     if (g->n == 1) {
         memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), nbytes);
+        return;
+    }
+    if (alg == SHMEMI_ALG_AUTO && fixed && shmemi_grp_may_push(g)) {
+        pushed(g, dest, src, nbytes);
         return;
     }
     /* auto: decided from what every member knows alike (fcollect: the

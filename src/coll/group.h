@@ -113,6 +113,17 @@ static inline char *shmemi_grp_addr(int seg, size_t off)
     return (char *)shmemi_world.seg_base[seg] + off;
 }
 
+/* Whether a call may store into members' dest before they enter it: the
+ * 1.4 active-set forms (whose callers must make dest ready on every PE
+ * first, and whose pSync counts stay exact whoever runs ahead) with every
+ * member mapped here (a store, then a local fence, then the signal). It
+ * saves the opening synchronisation of a pulling algorithm. The team forms
+ * keep pulling: their callers need not synchronise between calls. */
+static inline int shmemi_grp_may_push(const struct shmemi_group *g)
+{
+    return g->counting && g->all_mapped;
+}
+
 /* Barrier over the group: orders memory, completes no transfers. */
 void shmemi_grp_barrier(struct shmemi_group *g);
 
