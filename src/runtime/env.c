@@ -202,11 +202,12 @@ static const struct env_var env_table[] = {
      "broadcast (auto: for a 1.4 active set mapped here and up to 8 KiB, a pushed k-nomial tree; "
      "otherwise a pulled k-nomial tree below 512 KiB, a pipelined chain from there)"},
     {"SHMEM_COLLECT_ALGORITHM", NULL, "auto", parse_collect_alg, FIELD(collect_alg), "auto, direct or ring",
-     "collect and fcollect (auto: direct reads when every member is mapped here, or for an fcollect "
-     "result under 64 KiB; ring otherwise)"},
+     "collect and fcollect (auto: a pushed fcollect for a 1.4 active set mapped here; direct reads when "
+     "every member is mapped here, or for an fcollect result under 64 KiB; ring otherwise)"},
     {"SHMEM_ALLTOALL_ALGORITHM", NULL, "auto", parse_alltoall_alg, FIELD(alltoall_alg),
      "auto, pairwise or push",
-     "alltoall and alltoalls (auto: pairwise exchange reading mapped peers, push otherwise)"},
+     "alltoall and alltoalls (auto: push without the opening barrier for a 1.4 active set mapped here; "
+     "pairwise exchange reading mapped peers, push otherwise)"},
     {"SHMEM_REDUCE_ALGORITHM", NULL, "auto", parse_reduce_alg, FIELD(reduce_alg),
      "auto, recursive_doubling or reduce_scatter",
      "reductions (auto: recursive doubling up to 2 KiB, reduce-scatter + allgather above)"},

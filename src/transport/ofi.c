@@ -268,7 +268,9 @@ void shmemi_ofi_progress(void)
 {
     if (!shmemi_ofi.main.ep)
         return;
-    atomic_store_explicit(&library_polled, 1, memory_order_relaxed);
+    /* Read first: a line already holding 1 stays shared between threads. */
+    if (!atomic_load_explicit(&library_polled, memory_order_relaxed))
+        atomic_store_explicit(&library_polled, 1, memory_order_relaxed);
     poll_all();
 }
 
