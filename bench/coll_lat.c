@@ -21,12 +21,13 @@
 #if defined(BENCH_HAVE_AS_SYNC) || defined(BENCH_HAVE_AS_BROADCAST) || defined(BENCH_HAVE_AS_FCOLLECT) || \
     defined(BENCH_HAVE_AS_ALLTOALL) || defined(BENCH_HAVE_AS_SUM_TO_ALL)
 #define BENCH_ACTIVE_SET 1
-/* Consecutive active-set calls rotate through pSync arrays, so a call
- * never reuses the array of one a slower PE may still be in. */
+/* Consecutive active-set calls rotate through pSync (and, for the
+ * reductions, pWrk) arrays, so a call never reuses the arrays of one a
+ * slower PE may still be in: the spec's rule for both. */
 #define PSYNC_ROT 4
 #define PSYNC_LEN 256
 static long *psync[PSYNC_ROT];
-static long *pwrk;
+static long *pwrk[PSYNC_ROT];
 static unsigned rot;
 #endif
 
@@ -138,8 +139,9 @@ static void alltoall_batch(void *arg, long n)
 static void sum_reduce_batch(void *arg, long n)
 {
     struct coll *c = arg;
-    for (long i = 0; i < n; i++)
-        shmem_long_sum_to_all(c->dst, c->src, (int)c->nelems, 0, 0, c->npes, pwrk, psync[rot++ % PSYNC_ROT]);
+    for (long i = 0; i < n; i++, rot++)
+        shmem_long_sum_to_all(c->dst, c->src, (int)c->nelems, 0, 0, c->npes, pwrk[rot % PSYNC_ROT],
+                              psync[rot % PSYNC_ROT]);
 }
 #endif
 
@@ -242,7 +244,9 @@ int main(int argc, char **argv)
         size_t w = max_elems / 2 + 1;
         if (w < SHMEM_REDUCE_MIN_WRKDATA_SIZE)
             w = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
-        pwrk = shmem_malloc(w * sizeof(long));
+        for (int r = 0; r < PSYNC_ROT; r++)
+            if (!(pwrk[r] = shmem_malloc(w * sizeof(long))))
+                shmem_global_exit(1);
     }
 #endif
     c.nelems = 0;

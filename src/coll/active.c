@@ -12,7 +12,9 @@
  * every PE of the set has entered it (a pulled broadcast ends with a
  * barrier for that reason), or, for the pushed broadcast, because its
  * only flags are counts that each receiver consumes in its own call, in
- * call order. pWrk is not needed: partial results are kept privately.
+ * call order. A small reduction pushes partial results into the
+ * partners' pWrk (coll/reduce.c), so pWrk follows the spec's rule for
+ * reuse exactly as pSync does: consecutive reductions alternate both.
  */
 #include "coll/coll.h"
 #include "memory/addr.h"
@@ -106,9 +108,9 @@ void shmemi_alltoalls_as(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t s
 void shmemi_reduce_as(enum shmemi_reduce_op op, int dtype, void *dest, const void *src, size_t count, int PE_start,
                       int logPE_stride, int PE_size, void *pWrk, long *pSync, const char *routine)
 {
-    size_t bytes = count * SHMEMI_DT_SIZE(dtype);
+    size_t elem = SHMEMI_DT_SIZE(dtype), bytes = count * elem, wrk_bytes = count ? shmemi_pwrk_elems(count) * elem : 0;
     ACTIVE(g, set, SHMEM_REDUCE_SYNC_SIZE);
-    (void)pWrk;
     shmemi_combine_for(op, dtype, routine);
-    shmemi_coll_reduce(&g, op, dtype, sym(routine, "dest", dest, bytes), sym(routine, "source", src, bytes), count);
+    shmemi_coll_reduce(&g, op, dtype, sym(routine, "dest", dest, bytes), sym(routine, "source", src, bytes), count,
+                       sym(routine, "pWrk", pWrk, wrk_bytes), wrk_bytes);
 }

@@ -38,8 +38,10 @@ void shmemi_coll_collect(struct shmemi_group *g, struct shmemi_buf dest, struct 
  * dest + (i*nelems + k) * dst * elem on receiver j (i the sender). */
 void shmemi_coll_alltoalls(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, ptrdiff_t dst,
                            ptrdiff_t sst, size_t elem, size_t nelems);
+/* wrk: the 1.4 forms' pWrk, wrk_bytes long (0 for the team forms); a
+ * small reduction pushes partials into it (reduce.c). */
 void shmemi_coll_reduce(struct shmemi_group *g, enum shmemi_reduce_op op, int dtype, struct shmemi_buf dest,
-                        struct shmemi_buf src, size_t count);
+                        struct shmemi_buf src, size_t count, struct shmemi_buf wrk, size_t wrk_bytes);
 void shmemi_coll_scan(struct shmemi_group *g, int exclusive, int dtype, struct shmemi_buf dest,
                       struct shmemi_buf src, size_t count);
 

@@ -95,6 +95,8 @@ int shmemi_grp_aux(const struct shmemi_group *g, int i)
 
 static int members_mapped(const struct shmemi_team *t)
 {
+    if (shmemi_world.amo_local) /* libfabric is closed: every PE is mapped here */
+        return 1;
     for (int i = 0; i < t->size; i++) {
         int pe = shmemi_team_world_pe(t, i);
         if (!shmemi_world.tp[pe]->ptr(pe, SHMEMI_SEG_HEAP, 0))
@@ -161,13 +163,29 @@ static uint64_t stamp(const struct shmemi_group *g, unsigned step)
  * signals of one writer to one slot cannot land out of order (an injected
  * AMO on a network path could), and a consumed count is gone before the
  * next wait looks. */
+static void flag_amo(const struct shmemi_group *g, int pe, int slot, enum shmemi_amo_op op, uint64_t v)
+{
+    uint64_t old;
+
+    /* With libfabric closed, CPU atomics are the job's atomicity domain and
+     * every flag is mapped here: one locked instruction, no dispatch. */
+    if (shmemi_world.amo_local) {
+        uint64_t *flag = shmemi_peer_addr(g->seg, shmemi_grp_slot_off(g, slot), pe);
+
+        if (op == SHMEMI_AMO_ADD)
+            __atomic_fetch_add(flag, v, __ATOMIC_SEQ_CST);
+        else
+            __atomic_exchange_n(flag, v, __ATOMIC_SEQ_CST);
+        return;
+    }
+    shmemi_world.tp[pe]->amo(pe, g->seg, shmemi_grp_slot_off(g, slot), op, SHMEMI_DT(SHMEMI_DT_UINT, 8), &v, NULL,
+                             &old, g->routine);
+}
+
 void shmemi_grp_signal(struct shmemi_group *g, int slot, int rank, unsigned step)
 {
-    int pe = shmemi_grp_pe(g, rank);
-    uint64_t v = g->counting ? 1 : stamp(g, step), old;
-
-    shmemi_world.tp[pe]->amo(pe, g->seg, shmemi_grp_slot_off(g, slot), g->counting ? SHMEMI_AMO_ADD : SHMEMI_AMO_SWAP,
-                             SHMEMI_DT(SHMEMI_DT_UINT, 8), &v, NULL, &old, g->routine);
+    flag_amo(g, shmemi_grp_pe(g, rank), slot, g->counting ? SHMEMI_AMO_ADD : SHMEMI_AMO_SWAP,
+             g->counting ? 1 : stamp(g, step));
 }
 
 void shmemi_grp_wait(struct shmemi_group *g, int slot, unsigned step)
@@ -177,12 +195,8 @@ void shmemi_grp_wait(struct shmemi_group *g, int slot, unsigned step)
 
     while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want)
         shmemi_backoff(&spins);
-    if (g->counting) {
-        int pe = shmemi_world.my_pe;
-        uint64_t minus_one = UINT64_MAX, old;
-        shmemi_world.tp[pe]->amo(pe, g->seg, shmemi_grp_slot_off(g, slot), SHMEMI_AMO_ADD,
-                                 SHMEMI_DT(SHMEMI_DT_UINT, 8), &minus_one, NULL, &old, g->routine);
-    }
+    if (g->counting)
+        flag_amo(g, shmemi_world.my_pe, slot, SHMEMI_AMO_ADD, UINT64_MAX); /* take 1 off */
 }
 
 void shmemi_grp_release(void)

@@ -5,13 +5,26 @@
  *   first fold their source into member i-P; then in round r members
  *   i and i^2^r each read the other's partial result (kept in dest),
  *   acknowledge, and combine; log2(P) rounds; finally the folded members
- *   copy the result from their partner. Fewest steps: the default up to
- *   SHMEMI_REDUCE_RD_MAX bytes. Partners combine in the same order up to
- *   commutation, so every member gets bit-identical results.
+ *   copy the result from their partner. Fewest steps. Partners combine
+ *   in the same order up to commutation, so every member gets
+ *   bit-identical results.
+ * pushed: the 1.4 active-set forms, every member mapped here, when pWrk
+ *   holds a slot per round (the user's symmetric scratch, whose reuse the
+ *   spec restricts as pSync's): the same pairing, but each member stores
+ *   its partial into the partner's pWrk slot of the round and signals, so
+ *   a round is one signal each way instead of two handshakes. Nobody
+ *   reads another's dest or source, so neither need be ready before the
+ *   partner enters; a folded member's result is stored into its dest
+ *   while it waits in the call.
  * reduce_scatter: member i reduces the i-th of N slices over every
  *   member's source (into its own dest slice), then every member copies
  *   the other slices from their owners: each member reads 2(N-1)/N of the
- *   data once, with three barriers. The default for larger reductions.
+ *   data once, with four barriers. The default for larger reductions.
+ * Recursive doubling is the default up to SHMEMI_REDUCE_RD_MAX bytes, or
+ * SHMEMI_REDUCE_RD_MAX_OVERSUB when the members share a node whose PEs
+ * outnumber its cores: there every wait may cost a context switch, and
+ * reduce_scatter's four barriers are twice the waits of recursive
+ * doubling's two handshakes per round.
  * Peers' data is combined straight from their mapping when mapped, or
  * through a local bounce buffer.
  */
@@ -86,6 +99,57 @@ static void recursive_doubling(struct shmemi_group *g, shmemi_combine_fn f, size
     }
 }
 
+/* Slots of `bytes` a pushed reduction over g needs in pWrk: the fold's
+ * and one per round. */
+static size_t pushed_slots(const struct shmemi_group *g)
+{
+    size_t slots = 1;
+
+    for (int d = 1; d * 2 <= g->n; d <<= 1)
+        slots++;
+    return slots;
+}
+
+static void pushed(struct shmemi_group *g, shmemi_combine_fn f, size_t elem, struct shmemi_buf dest,
+                   struct shmemi_buf src, size_t count, struct shmemi_buf wrk)
+{
+    size_t bytes = count * elem;
+    int p2 = 1, me = g->me;
+    char *acc = shmemi_buf_addr(dest), *slot = shmemi_buf_addr(wrk);
+    int fin = shmemi_grp_misc(g, SHMEMI_GRP_FOLD_IN), fout = shmemi_grp_misc(g, SHMEMI_GRP_FOLD_OUT);
+
+    while (p2 * 2 <= g->n)
+        p2 *= 2;
+    shmemi_grp_phase(g);
+    if (me >= p2) { /* folded: hand the source over, then wait for the result in dest */
+        shmemi_grp_put(g, me - p2, wrk.seg, wrk.off, shmemi_buf_addr(src), bytes);
+        shmemi_grp_release();
+        shmemi_grp_signal(g, fin, me - p2, 1);
+        shmemi_grp_wait(g, fout, 1);
+        return;
+    }
+    if (acc != shmemi_buf_addr(src))
+        memmove(acc, shmemi_buf_addr(src), bytes);
+    if (me + p2 < g->n) {
+        shmemi_grp_wait(g, fin, 1);
+        f(acc, slot, count);
+    }
+    for (int r = 0, d = 1; d < p2; r++, d <<= 1) {
+        size_t at = (size_t)(r + 1) * bytes;
+
+        shmemi_grp_put(g, me ^ d, wrk.seg, wrk.off + at, acc, bytes);
+        shmemi_grp_release();
+        shmemi_grp_signal(g, shmemi_grp_rdy(g, r), me ^ d, 1);
+        shmemi_grp_wait(g, shmemi_grp_rdy(g, r), 1);
+        f(acc, slot + at, count);
+    }
+    if (me + p2 < g->n) {
+        shmemi_grp_put(g, me + p2, dest.seg, dest.off, acc, bytes);
+        shmemi_grp_release();
+        shmemi_grp_signal(g, fout, me + p2, 1);
+    }
+}
+
 static void reduce_scatter(struct shmemi_group *g, shmemi_combine_fn f, size_t elem, struct shmemi_buf dest,
                            struct shmemi_buf src, size_t count)
 {
@@ -119,22 +183,26 @@ static void reduce_scatter(struct shmemi_group *g, shmemi_combine_fn f, size_t e
 }
 
 void shmemi_coll_reduce(struct shmemi_group *g, enum shmemi_reduce_op op, int dtype, struct shmemi_buf dest,
-                        struct shmemi_buf src, size_t count)
+                        struct shmemi_buf src, size_t count, struct shmemi_buf wrk, size_t wrk_bytes)
 {
     shmemi_combine_fn f = shmemi_combine_for(op, dtype, g->routine);
-    size_t elem = SHMEMI_DT_SIZE(dtype);
+    size_t elem = SHMEMI_DT_SIZE(dtype), bytes = count * elem;
+    /* Every member must choose alike: with every member on this node,
+     * all see the same oversubscription. */
+    size_t rd_max = g->all_mapped && shmemi_world.oversubscribed ? SHMEMI_REDUCE_RD_MAX_OVERSUB : SHMEMI_REDUCE_RD_MAX;
     int alg = shmemi_settings.reduce_alg;
 
     if (g->n == 1 || !count) {
         if (count && shmemi_buf_addr(dest) != shmemi_buf_addr(src))
-            memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), count * elem);
+            memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), bytes);
         return;
     }
     if (alg == SHMEMI_ALG_AUTO)
-        alg = count * elem <= SHMEMI_REDUCE_RD_MAX || count < (size_t)g->n ? SHMEMI_ALG_RECURSIVE_DOUBLING
-                                                                          : SHMEMI_ALG_REDUCE_SCATTER;
+        alg = bytes <= rd_max || count < (size_t)g->n ? SHMEMI_ALG_RECURSIVE_DOUBLING : SHMEMI_ALG_REDUCE_SCATTER;
     if (alg == SHMEMI_ALG_REDUCE_SCATTER)
         reduce_scatter(g, f, elem, dest, src, count);
+    else if (shmemi_grp_may_push(g) && pushed_slots(g) * bytes <= wrk_bytes)
+        pushed(g, f, elem, dest, src, count, wrk);
     else
         recursive_doubling(g, f, elem, dest, src, count);
 }

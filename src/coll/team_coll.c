@@ -104,7 +104,8 @@ int shmemi_reduce(shmem_team_t team, enum shmemi_reduce_op op, int dtype, void *
 
     shmemi_combine_for(op, dtype, routine); /* a bad pair fails before any communication */
     shmemi_grp_team(&g, t, routine);
-    shmemi_coll_reduce(&g, op, dtype, sym(routine, "dest", dest, bytes), sym(routine, "source", src, bytes), count);
+    shmemi_coll_reduce(&g, op, dtype, sym(routine, "dest", dest, bytes), sym(routine, "source", src, bytes), count,
+                       (struct shmemi_buf){0, 0}, 0);
     return 0;
 }
 

@@ -7,7 +7,10 @@
  * may run calls ahead of the others: every call here gets its own dest
  * (broadcast) or alternates two (fcollect, alltoall, which complete with
  * a barrier), and every PE checks every value, then that both pSync
- * arrays are back to SHMEM_SYNC_VALUE.
+ * arrays are back to SHMEM_SYNC_VALUE. Small reductions push partial
+ * results into the partners' pWrk, so they alternate two pWrk arrays with
+ * the two pSync arrays (the spec's rule for both), and half of them
+ * reduce in place (dest == source).
  */
 #include "check.h"
 
@@ -15,8 +18,10 @@
 
 enum { CALLS = 300, N = 3 };
 
-static long psync[2][SHMEM_BCAST_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_BCAST_SYNC_SIZE
-                                                                        : SHMEM_ALLTOALL_SYNC_SIZE];
+#define MAX2(a, b) ((a) > (b) ? (a) : (b))
+static long psync[2][MAX2(MAX2(SHMEM_BCAST_SYNC_SIZE, SHMEM_ALLTOALL_SYNC_SIZE), SHMEM_REDUCE_SYNC_SIZE)];
+static long pwrk[2][MAX2(N / 2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE)];
+static long red_dest[N];
 static long bc_dest[CALLS][N];
 static long src[N];
 
@@ -77,6 +82,28 @@ int main(void)
             for (int i = 0; i < N; i++)
                 CHECK(d[pe * N + i] == value(c, pe * 100 + me, i), "alltoall call %d from PE %d element %d: %ld",
                       c, pe, i, d[pe * N + i]);
+    }
+
+    /* Sums (into red_dest) and in-place maxima (src), alternating pSync
+     * and pWrk; each PE changes its source as soon as it returns. */
+    for (int c = 0; c < CALLS; c++) {
+        int in_place = c % 2;
+        long *d = in_place ? src : red_dest;
+        for (int i = 0; i < N; i++)
+            src[i] = value(c, me, i) * (in_place && (me + c) % 3 == 0 ? -1 : 1);
+        if (in_place)
+            shmem_long_max_to_all(d, src, N, 0, 0, npes, pwrk[c % 2], psync[c % 2]);
+        else
+            shmem_long_sum_to_all(d, src, N, 0, 0, npes, pwrk[c % 2], psync[c % 2]);
+        for (int i = 0; i < N; i++) {
+            long want = 0;
+            for (int pe = 0; pe < npes; pe++) {
+                long v = value(c, pe, i) * (in_place && (pe + c) % 3 == 0 ? -1 : 1);
+                want = in_place ? (pe == 0 || v > want ? v : want) : want + v;
+            }
+            CHECK(d[i] == want, "%s call %d element %d: %ld, want %ld", in_place ? "max_to_all" : "sum_to_all",
+                  c, i, d[i], want);
+        }
     }
 
     shmem_barrier_all();
