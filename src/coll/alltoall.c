@@ -10,9 +10,10 @@
  * push: after a barrier, member i writes its block into member i+s's
  *   dest, completes the writes (quiet), then a closing barrier; for peers
  *   reached by the network, where puts stream and gets round-trip. A 1.4
- *   active set mapped here pushes without the opening barrier
- *   (shmemi_grp_may_push): its stores complete at once, and its callers
- *   made every dest ready before calling.
+ *   active set mapped here pushes without either barrier
+ *   (shmemi_grp_may_push): its callers made every dest ready before
+ *   calling, and its stores complete at once, so each member counts
+ *   itself in at the others and waits for their arrivals instead.
  */
 #include "coll/algo.h"
 #include "coll/coll.h"
@@ -66,6 +67,11 @@ void shmemi_coll_alltoalls(struct shmemi_group *g, struct shmemi_buf dest, struc
     move_blocks(g, push, g->me, dest, src, dst, sst, elem, nelems);
     for (int s = 1; s < g->n; s++)
         move_blocks(g, push, partner(g, s, push ? 1 : -1), dest, src, dst, sst, elem, nelems);
+    if (early) {
+        if (g->n > 1)
+            shmemi_grp_arrive_all(g);
+        return;
+    }
     if (push)
         shmemi_transport_quiet_all();
     if (g->n > 1)

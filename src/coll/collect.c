@@ -10,7 +10,8 @@
  *   mapped here, where reading a peer is a memcpy.
  * pushed (fcollect of a 1.4 active set mapped here, shmemi_grp_may_push):
  *   each member stores its block into every member's dest, starting with
- *   its successor, and one barrier completes the call.
+ *   its successor, then counts itself in at every member and waits for
+ *   the others' arrivals (shmemi_grp_arrive_all): no barrier.
  * ring: member i copies, in step s, the block of member i-1-s from its
  *   left neighbour's dest, as soon as the neighbour has it; N-1 steps of
  *   neighbour traffic only (the bandwidth-friendly choice for a network).
@@ -59,7 +60,7 @@ static void pushed(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi
 
     for (int k = 1; k <= g->n; k++)
         shmemi_grp_put(g, (g->me + k) % g->n, dest.seg, dest.off + at, shmemi_buf_addr(src), nbytes);
-    shmemi_grp_barrier(g);
+    shmemi_grp_arrive_all(g);
 }
 
 static void ring(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, const struct layout *L)

@@ -188,15 +188,38 @@ void shmemi_grp_signal(struct shmemi_group *g, int slot, int rank, unsigned step
              g->counting ? 1 : stamp(g, step));
 }
 
-void shmemi_grp_wait(struct shmemi_group *g, int slot, unsigned step)
+static void wait_at_least(const struct shmemi_group *g, int slot, uint64_t want)
 {
-    uint64_t *flag = shmemi_grp_local(g, slot), want = g->counting ? 1 : stamp(g, step);
+    uint64_t *flag = shmemi_grp_local(g, slot);
     unsigned spins = 0;
 
     while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want)
         shmemi_backoff(&spins);
-    if (g->counting)
-        flag_amo(g, shmemi_world.my_pe, slot, SHMEMI_AMO_ADD, UINT64_MAX); /* take 1 off */
+}
+
+void shmemi_grp_wait(struct shmemi_group *g, int slot, unsigned step)
+{
+    if (g->counting) {
+        shmemi_grp_wait_count(g, slot, 1);
+        return;
+    }
+    wait_at_least(g, slot, stamp(g, step));
+}
+
+void shmemi_grp_wait_count(struct shmemi_group *g, int slot, uint64_t k)
+{
+    wait_at_least(g, slot, k);
+    flag_amo(g, shmemi_world.my_pe, slot, SHMEMI_AMO_ADD, (uint64_t)0 - k); /* take k off */
+}
+
+void shmemi_grp_arrive_all(struct shmemi_group *g)
+{
+    int slot = shmemi_grp_arrivals(g);
+
+    shmemi_grp_release();
+    for (int k = 1; k < g->n; k++)
+        shmemi_grp_signal(g, slot, (g->me + k) % g->n, 1);
+    shmemi_grp_wait_count(g, slot, (uint64_t)g->n - 1);
 }
 
 void shmemi_grp_release(void)

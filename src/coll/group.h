@@ -8,7 +8,9 @@
  * has exactly one writer, fixed by the slot's index relative to the
  * reader (round r of the dissemination barrier is written by rank - 2^r,
  * tree slot (r, j) by rank -+ j*K^r, ...), and a reader waits on a slot
- * in a call exactly when its writer signals it in that call. Two modes:
+ * in a call exactly when its writer signals it in that call (one
+ * exception, counting only: the arrival count of a pushed call, below).
+ * Two modes:
  *
  *  - epoch (teams): a signal stores (epoch, phase, step), which only grow
  *    per writer; the reader waits until the flag reaches that value. No
@@ -98,6 +100,19 @@ static inline void shmemi_grp_phase(struct shmemi_group *g)
 void shmemi_grp_signal(struct shmemi_group *g, int slot, int rank, unsigned step);
 /* Wait for step `step` of this phase in own `slot`. */
 void shmemi_grp_wait(struct shmemi_group *g, int slot, unsigned step);
+/* Counting flags only: wait until own `slot` holds k, and take k off. */
+void shmemi_grp_wait_count(struct shmemi_group *g, int slot, uint64_t k);
+/* The arrival count of a pushed call (counting flags only): every member
+ * adds 1 to each other member's count once its stores there are done,
+ * and waits for its own to reach n - 1, instead of a barrier's log2(n)
+ * waits on particular members. The FWD slot, which no pushed algorithm
+ * uses otherwise. */
+static inline int shmemi_grp_arrivals(const struct shmemi_group *g)
+{
+    return shmemi_grp_misc(g, SHMEMI_GRP_FWD);
+}
+/* Signal every other member's arrival count and wait for own n - 1. */
+void shmemi_grp_arrive_all(struct shmemi_group *g);
 /* Before signalling that local data is ready (memcpy may use weakly
  * ordered stores). */
 void shmemi_grp_release(void);

@@ -206,7 +206,7 @@ static const struct env_var env_table[] = {
      "every member is mapped here, or for an fcollect result under 64 KiB; ring otherwise)"},
     {"SHMEM_ALLTOALL_ALGORITHM", NULL, "auto", parse_alltoall_alg, FIELD(alltoall_alg),
      "auto, pairwise or push",
-     "alltoall and alltoalls (auto: push without the opening barrier for a 1.4 active set mapped here; "
+     "alltoall and alltoalls (auto: push without barriers for a 1.4 active set mapped here; "
      "pairwise exchange reading mapped peers, push otherwise)"},
     {"SHMEM_REDUCE_ALGORITHM", NULL, "auto", parse_reduce_alg, FIELD(reduce_alg),
      "auto, recursive_doubling or reduce_scatter",
