@@ -28,6 +28,7 @@ enum shmemi_alg {
 #define SHMEMI_COLLECT_RING_MIN ((size_t)64 << 10)    /* ring when peers are not mapped */
 #define SHMEMI_REDUCE_RD_MAX ((size_t)8 << 10)        /* recursive doubling up to here */
 #define SHMEMI_REDUCE_RD_MAX_OVERSUB ((size_t)64 << 10) /* ... when PEs outnumber cores */
+#define SHMEMI_BARRIER_DIRECT_MAX 8                   /* direct barrier of teams up to here (PEs) */
 #define SHMEMI_TREE_RADIX 4                           /* k of the k-nomial trees */
 
 #endif /* SHMEMI_ALGO_H */

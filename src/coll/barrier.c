@@ -7,6 +7,13 @@
  * tree: arrivals gathered up a k-nomial tree rooted at rank 0, release
  *   sent back down; 2*log_K(N) steps but only N-1 signals per direction
  *   (fewer messages for the network path).
+ * direct: rank i signals every other rank (its own slot at each, written
+ *   by i alone) and waits for the N-1 signals to it: one step, N-1
+ *   signals each. Teams of up to SHMEMI_BARRIER_DIRECT_MAX members
+ *   mapped here; the default for up to 4 members, or up to the maximum
+ *   when the node's PEs outnumber its cores, where a PE waits for
+ *   whichever member the scheduler runs last once, instead of waiting
+ *   log2(N) times on particular members.
  */
 #include "coll/algo.h"
 #include "coll/barrier.h"
@@ -19,6 +26,19 @@ static void dissemination(struct shmemi_group *g)
         shmemi_grp_signal(g, shmemi_grp_bar(g, r), (g->me + d) % g->n, 1);
         shmemi_grp_wait(g, shmemi_grp_bar(g, r), 1);
     }
+}
+
+static int direct_fits(const struct shmemi_group *g)
+{
+    return !g->counting && g->all_mapped && g->n <= SHMEMI_BARRIER_DIRECT_MAX;
+}
+
+static void direct(struct shmemi_group *g)
+{
+    for (int k = 1; k < g->n; k++)
+        shmemi_grp_signal(g, shmemi_grp_direct(g, k), (g->me + k) % g->n, 1);
+    for (int k = 1; k < g->n; k++)
+        shmemi_grp_wait(g, shmemi_grp_direct(g, k), 1);
 }
 
 static void tree(struct shmemi_group *g)
@@ -47,8 +67,16 @@ void shmemi_grp_barrier(struct shmemi_group *g)
     shmemi_grp_phase(g);
     if (g->n == 1)
         return;
-    if (shmemi_settings.barrier_alg == SHMEMI_ALG_TREE)
+    int alg = shmemi_settings.barrier_alg;
+
+    /* Every member chooses alike: with every member mapped here, all see
+     * the same oversubscription. */
+    if (alg == SHMEMI_ALG_AUTO && direct_fits(g) && (g->n <= 4 || shmemi_world.oversubscribed))
+        alg = SHMEMI_ALG_DIRECT;
+    if (alg == SHMEMI_ALG_TREE)
         tree(g);
+    else if (alg == SHMEMI_ALG_DIRECT && direct_fits(g))
+        direct(g);
     else
         dissemination(g);
 }

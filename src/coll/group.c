@@ -3,7 +3,9 @@
  * (see group.h for the rules).
  *
  * Team block (radix 4, 64-byte slots):
- *   BAR[R] RDY[R] RDN[R] DOWN[3D] UP[3D] MISC[5] AUX[3]
+ *   BAR[R] RDY[R] RDN[R] DOWN[3D] UP[3D] DIR[A] MISC[5] AUX[3]
+ *   with A = min(n, SHMEMI_BARRIER_DIRECT_MAX) - 1 (grows with n, so a
+ *   block sized for a larger team fits a smaller one)
  * pSync (radix 2, 8-byte slots; families used in one call never overlap,
  * and no two calls overlap on one pSync but consecutive barriers, which
  * use the same families):
@@ -32,9 +34,15 @@ static int ceil_log(int n, int k)
     return d;
 }
 
+static int direct_slots(int n)
+{
+    return (n < SHMEMI_BARRIER_DIRECT_MAX ? n : SHMEMI_BARRIER_DIRECT_MAX) - 1;
+}
+
 int shmemi_grp_team_slots(int n)
 {
-    return 3 * ceil_log(n, 2) + 2 * (TEAM_RADIX - 1) * ceil_log(n, TEAM_RADIX) + SHMEMI_GRP_NMISC + SHMEMI_GRP_NAUX;
+    return 3 * ceil_log(n, 2) + 2 * (TEAM_RADIX - 1) * ceil_log(n, TEAM_RADIX) + direct_slots(n) +
+           SHMEMI_GRP_NMISC + SHMEMI_GRP_NAUX;
 }
 
 int shmemi_grp_psync_slots(int n)
@@ -78,10 +86,15 @@ int shmemi_grp_up(const struct shmemi_group *g, int r, int j)
     return tree_base(g) + tree_span(g) + r * (g->radix - 1) + j - 1;
 }
 
+int shmemi_grp_direct(const struct shmemi_group *g, int k)
+{
+    return 3 * g->rounds + 2 * tree_span(g) + k - 1;
+}
+
 int shmemi_grp_misc(const struct shmemi_group *g, int which)
 {
     if (!g->counting)
-        return 3 * g->rounds + 2 * tree_span(g) + which;
+        return 3 * g->rounds + 2 * tree_span(g) + direct_slots(g->n) + which;
     /* pSync: FWD/BWD overlay the area's start, the fold slots follow RD's. */
     if (which == SHMEMI_GRP_FWD || which == SHMEMI_GRP_BWD)
         return g->rounds + which;

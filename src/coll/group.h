@@ -58,6 +58,8 @@ int shmemi_grp_rdy(const struct shmemi_group *g, int r);        /* writer me ^ 2
 int shmemi_grp_rdn(const struct shmemi_group *g, int r);        /* writer me ^ 2^r */
 int shmemi_grp_down(const struct shmemi_group *g, int r, int j); /* writer me - j*K^r */
 int shmemi_grp_up(const struct shmemi_group *g, int r, int j);   /* writer me + j*K^r */
+/* Team blocks of up to SHMEMI_BARRIER_DIRECT_MAX members only. */
+int shmemi_grp_direct(const struct shmemi_group *g, int k);     /* writer me - k, 1 <= k < n */
 enum { SHMEMI_GRP_FWD, SHMEMI_GRP_BWD, SHMEMI_GRP_FOLD_IN, SHMEMI_GRP_FOLD_OUT, SHMEMI_GRP_FOLD_DONE,
        SHMEMI_GRP_NMISC };
 int shmemi_grp_misc(const struct shmemi_group *g, int which);

@@ -146,7 +146,10 @@ static int parse_alg(const char *text, void *field, unsigned allowed)
 }
 
 #define ALG_BIT(i) (1u << (i))
-static int parse_barrier_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(1) | ALG_BIT(2)); }
+static int parse_barrier_alg(const char *t, void *f)
+{
+    return parse_alg(t, f, ALG_BIT(1) | ALG_BIT(2) | ALG_BIT(5));
+}
 static int parse_bcast_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(3) | ALG_BIT(4)); }
 static int parse_collect_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(5) | ALG_BIT(6)); }
 static int parse_alltoall_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(7) | ALG_BIT(8)); }
@@ -195,9 +198,12 @@ static const struct env_var env_table[] = {
     {"SHMEM_TEAM_POOL_SIZE", NULL, "4M", parse_size_field, FIELD(team_pool_size),
      "a size like SHMEM_SYMMETRIC_SIZE's",
      "symmetric space per PE, beside the heap, for the sync blocks of teams; a team of N PEs takes "
-     "64 * (3*ceil(log2 N) + 6*ceil(log4 N) + 8) bytes of it (pages are used only when touched)"},
+     "64 * (3*ceil(log2 N) + 6*ceil(log4 N) + min(N, 8) + 7) bytes of it (pages are used only when touched)"},
     {"SHMEM_BARRIER_ALGORITHM", NULL, "auto", parse_barrier_alg, FIELD(barrier_alg),
-     "auto, dissemination or tree", "barrier and sync (auto: dissemination)"},
+     "auto, dissemination, tree or direct",
+     "barrier and sync (auto: direct for a team of up to 4 PEs mapped here, or up to 8 when the node's PEs "
+     "outnumber its cores; dissemination otherwise. direct applies to teams of up to 8 PEs mapped here, "
+     "others use dissemination)"},
     {"SHMEM_BCAST_ALGORITHM", NULL, "auto", parse_bcast_alg, FIELD(bcast_alg), "auto, knomial or pipelined",
      "broadcast (auto: for a 1.4 active set mapped here and up to 8 KiB, a pushed k-nomial tree; "
      "otherwise a pulled k-nomial tree below 512 KiB, a pipelined chain from there)"},
