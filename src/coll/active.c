@@ -12,8 +12,8 @@
  * every PE of the set has entered it (a pulled broadcast ends with a
  * barrier for that reason), or, for the pushed broadcast, because its
  * only flags are counts that each receiver consumes in its own call, in
- * call order. A small reduction pushes partial results into the
- * partners' pWrk (coll/reduce.c), so pWrk follows the spec's rule for
+ * call order. A small reduction pushes sources or partial results into
+ * the partners' pWrk (coll/reduce.c), so pWrk follows the spec's rule for
  * reuse exactly as pSync does: consecutive reductions alternate both.
  */
 #include "coll/coll.h"

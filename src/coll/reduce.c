@@ -16,6 +16,11 @@
  *   reads another's dest or source, so neither need be ready before the
  *   partner enters; a folded member's result is stored into its dest
  *   while it waits in the call.
+ * direct (pushed, when pWrk holds a slot per member): each member stores
+ *   its source into its slot of every member's pWrk, counts itself
+ *   in there (shmemi_grp_arrive_all), and once all have arrived combines
+ *   the N contributions in rank order, so every member computes the same
+ *   sequence of operations: one wait, for the last member.
  * reduce_scatter: member i reduces the i-th of N slices over every
  *   member's source (into its own dest slice), then every member copies
  *   the other slices from their owners: each member reads 2(N-1)/N of the
@@ -150,6 +155,23 @@ static void pushed(struct shmemi_group *g, shmemi_combine_fn f, size_t elem, str
     }
 }
 
+static void direct(struct shmemi_group *g, shmemi_combine_fn f, size_t elem, struct shmemi_buf dest,
+                   struct shmemi_buf src, size_t count, struct shmemi_buf wrk)
+{
+    size_t bytes = count * elem, mine = (size_t)g->me * bytes;
+    char *slot = shmemi_buf_addr(wrk), *acc = shmemi_buf_addr(dest);
+
+    /* Own share into own slot too (nobody else writes it): dest may be
+     * the source. */
+    memcpy(slot + mine, shmemi_buf_addr(src), bytes);
+    for (int k = 1; k < g->n; k++)
+        shmemi_grp_put(g, (g->me + k) % g->n, wrk.seg, wrk.off + mine, slot + mine, bytes);
+    shmemi_grp_arrive_all(g);
+    memcpy(acc, slot, bytes);
+    for (int i = 1; i < g->n; i++)
+        f(acc, slot + (size_t)i * bytes, count);
+}
+
 static void reduce_scatter(struct shmemi_group *g, shmemi_combine_fn f, size_t elem, struct shmemi_buf dest,
                            struct shmemi_buf src, size_t count)
 {
@@ -195,6 +217,10 @@ void shmemi_coll_reduce(struct shmemi_group *g, enum shmemi_reduce_op op, int dt
     if (g->n == 1 || !count) {
         if (count && shmemi_buf_addr(dest) != shmemi_buf_addr(src))
             memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), bytes);
+        return;
+    }
+    if (alg == SHMEMI_ALG_AUTO && shmemi_grp_may_push(g) && (size_t)g->n * bytes <= wrk_bytes) {
+        direct(g, f, elem, dest, src, count, wrk);
         return;
     }
     if (alg == SHMEMI_ALG_AUTO)

@@ -217,7 +217,8 @@ static const struct env_var env_table[] = {
     {"SHMEM_REDUCE_ALGORITHM", NULL, "auto", parse_reduce_alg, FIELD(reduce_alg),
      "auto, recursive_doubling or reduce_scatter",
      "reductions (auto: recursive doubling up to 8 KiB, or 64 KiB when PEs outnumber cores, pushed into pWrk "
-     "for a small 1.4 active-set reduction mapped here; reduce-scatter + allgather above)"},
+     "(direct, or recursive doubling) for a small 1.4 active-set reduction mapped here; reduce-scatter + "
+     "allgather above)"},
     {"SHMEM_SCAN_ALGORITHM", NULL, "auto", parse_scan_alg, FIELD(scan_alg), "auto, direct or linear",
      "inscan/exscan (auto: direct)"},
 };
