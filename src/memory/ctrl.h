@@ -1,8 +1,10 @@
 /*
  * memory/ctrl.h — the internal control region at the head of every PE's
- * heap segment: runtime-owned words that peers write (barrier flags...).
- * Each flag has its own cache line so waiting on one never slows a peer
- * writing its neighbour.
+ * heap segment: runtime-owned words that peers write. Each flag has its
+ * own cache line so waiting on one never slows a peer writing its
+ * neighbour. (Collective flags live in the teams' blocks, team/pool.h,
+ * and in the user's pSync.) Its size is fixed at 64 KiB, of which only
+ * the pages touched cost memory; the user heap starts after it.
  */
 #ifndef SHMEMI_CTRL_H
 #define SHMEMI_CTRL_H
@@ -12,15 +14,12 @@
 
 #define SHMEMI_CTRL_SIZE ((size_t)64 << 10)
 #define SHMEMI_CACHE_LINE 64
-#define SHMEMI_MAX_ROUNDS 32      /* log2 of the largest job, rounded up */
-#define SHMEMI_BARRIER_SLOTS 16   /* teams with a barrier: world, shared, + later splits */
 
 struct shmemi_flag {
     _Alignas(SHMEMI_CACHE_LINE) uint64_t v;
 };
 
 struct shmemi_ctrl {
-    struct shmemi_flag barrier[SHMEMI_BARRIER_SLOTS][SHMEMI_MAX_ROUNDS];
     /* Network path: lock of the software AMO path (0 free, else holder
      * PE + 1), taken with the provider's 64-bit cswap (transport/ofi_amo.c). */
     struct shmemi_flag amo_lock;
