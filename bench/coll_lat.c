@@ -147,9 +147,10 @@ static void sum_reduce_batch(void *arg, long n)
 
 /* ---- measuring ------------------------------------------------------ */
 
-/* Right after start-up the launcher's daemons still run, and on an
- * oversubscribed node the first row measured them: run barriers for
- * about 0.2 s first, PE 0's clock deciding for everyone. */
+/* On an oversubscribed node the first row measured something left over
+ * from start-up (single runs up to 100x the rows after it; the launcher's
+ * daemons, presumably): run barriers for about 0.2 s first, PE 0's clock
+ * deciding for everyone. */
 static void settle(struct coll *c)
 {
     static long more; /* symmetric */
