@@ -47,7 +47,11 @@ def main(argv):
         for item in render.listing(api, args.arg):
             print(item)
         return 0
-    render.emit(api, args.templates, args.what, args.arg)
+    try:
+        render.emit(api, args.templates, args.what, args.arg)
+    except TableError as e:  # a recipe refusing a row (e.g. an AMO op without an oracle)
+        print(f"generate.py: error: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

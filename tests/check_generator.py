@@ -6,6 +6,7 @@ generator/generate.py and checks its exit status and message. It also checks
 that the output is deterministic (two runs, same bytes).
 """
 import filecmp
+import json
 import os
 import shutil
 import subprocess
@@ -41,6 +42,9 @@ CASES = [
     # Inline twins of untyped routines: only fence/quiet-like ones, without parameters.
     ("order.toml", 'test = "order"\ninline = "order"', 'test = "order"\ninline = "put"',
      "order.toml: shmem_fence: inline 'put' needs a routine without parameters and one of ['order']"),
+    # invalid_ctx: "noop" only, on void routines with ctx forms.
+    ("order.toml", 'invalid_ctx = "noop"\nversion = "1.6"', 'invalid_ctx = "ignore"\nversion = "1.6"',
+     "order.toml: shmem_pe_quiet: invalid_ctx 'ignore' needs a void routine with ctx forms and one of ['noop']"),
     # The Fortran chapter (run through the fortran-bindings command).
     ("fortran.toml", 'c = "shmem_{C}_atomic_add"', 'c = "shmem_{C}_atomic_add"', None),
     ("fortran.toml", 'c = "shmem_{C}_atomic_add"', 'c = "shmem_{C}_atomic_plus"',
@@ -51,6 +55,16 @@ CASES = [
      "fortran.toml: MY_PE: Fortran name MY_PE is produced twice"),
     ("fortran.toml", 'name = "SHMEM_FENCE"\n', 'name = "SHMEM_FENCE"\ncolour = "red"\n',
      "fortran.toml: SHMEM_FENCE: unknown field(s) ['colour']"),
+]
+# (template, text to replace, replacement, expected message): a test recipe
+# refuses a row it has no oracle for, at generation time.
+TEMPLATE_CASES = [
+    ("tests/amo.c.j2", "{% elif e0.op == 'XOR' %}\n    init", "{% elif e0.op == 'XOR_GONE' %}\n    init",
+     "amo.toml: atomic_fetch_xor: test recipe amo has no oracle for op XOR"),
+    ("tests/amo.c.j2", "{% elif e0.op == 'CSWAP' %}", "{% elif e0.op == 'CSWAP_GONE' %}",
+     "amo.toml: atomic_compare_swap: test recipe amo has no oracle for op CSWAP"),
+    ("fortran/tests/amo.f90.j2", "{% elif r.op == 'swap' %}", "{% elif r.op == 'swap_gone' %}",
+     "test recipe amo has no oracle for op swap"),
 ]
 FORTRAN_SIZES = "integer=4,real=4,double=8,logical=4,complex=8,pointer=8,real16=16"
 
@@ -82,6 +96,35 @@ def main():
             if not ok:
                 print("     got:", res.returncode, res.stderr.strip()[-300:])
                 failed += 1
+        for i, (tpl, old, new, want) in enumerate(TEMPLATE_CASES):
+            tdir = os.path.join(tmp, f"templates{i}")
+            shutil.copytree(os.path.join(SRC, "templates"), tdir)
+            path = os.path.join(tdir, tpl)
+            text = open(path).read()
+            if old not in text:
+                print(f"template case {i}: {tpl} no longer contains {old!r}; update the case")
+                failed += 1
+                continue
+            open(path, "w").write(text.replace(old, new, 1))
+            what = ["--fortran-sizes", FORTRAN_SIZES, "fortran-tests"] if tpl.startswith("fortran/") else ["tests"]
+            res = subprocess.run([sys.executable, GEN[1], "--templates", tdir, "--spec", os.path.join(SRC, "spec"),
+                                  *what, os.path.join(tmp, f"tout{i}")], capture_output=True, text=True)
+            ok = res.returncode != 0 and want in res.stderr
+            print(f"{'ok  ' if ok else 'FAIL'} template case {i}: {want}")
+            if not ok:
+                print("     got:", res.returncode, res.stderr.strip()[-300:])
+                failed += 1
+        # Every generated launch names the line that proves values were checked.
+        tests = os.path.join(tmp, "tests")
+        res = subprocess.run(GEN + ["--spec", os.path.join(SRC, "spec"), "tests", tests],
+                             capture_output=True, text=True)
+        entries = json.load(open(os.path.join(tests, "manifest.json")))["tests"] if res.returncode == 0 else []
+        bare = [e["name"] for e in entries if not e.get("expect_stdout")]
+        ok = res.returncode == 0 and entries and not bare
+        print(f"{'ok  ' if ok else 'FAIL'} every generated launch has expect_stdout ({len(entries)} entries)")
+        if not ok:
+            print("     without:", bare[:5], res.stderr.strip()[-300:])
+            failed += 1
         a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
         for d in (a, b):
             if run(os.path.join(SRC, "spec"), d).returncode != 0:

@@ -18,7 +18,11 @@ Three sections, each run counted as one test:
              (tests/check_exports.py).
 
 Every launch goes through the build tree's oshrun (never /usr/bin/oshrun, which
-is Open MPI's), in a new session, with SHOAL_TEST_TAG set to a unique id.  On a
+is Open MPI's), in a new session, with SHOAL_TEST_TAG set to a unique id;
+except that a generated test at 1 PE is started alone, as a singleton (a
+launcher costs most of a short test's time, and "a program started alone is
+one PE" is then covered by every family; manual tests still run 1 PE under
+oshrun).  On a
 timeout the whole process group is killed; after every launch any process
 still carrying the tag is killed too, and /dev/shm must hold no new shoal-*
 entry and no libfabric shm region ("<pid>:<n>:<n>") of a process that carried
@@ -458,11 +462,21 @@ def load_generated(build: Path, subdir: str = "generated") -> list[Launch]:
         where = f"{path}: tests[{i}] ({entry.get('name', '?')})"
         if "name" not in entry or "exe" not in entry:
             raise ValueError(f"{where}: needs name and exe")
+        # The line a program prints only after it has compared values: a
+        # generated launch without one could pass having checked nothing.
+        expect = entry.get("expect_stdout")
+        if not expect:
+            raise ValueError(f"{where}: needs expect_stdout (the line that proves values were checked)")
+        try:
+            re.compile(expect)
+        except re.error as e:
+            raise ValueError(f"{where}: expect_stdout is not a valid regex: {e}") from None
         for n in as_npes(entry.get("npes", [2]), where):
             launches.append(Launch(
                 section="generated", name=entry["name"], npes=n,
                 exe=path.parent / entry["exe"], args=[str(a) for a in entry.get("args", [])],
-                env=as_env(entry.get("env"), where), timeout=float(entry.get("timeout", 120))))
+                env=as_env(entry.get("env"), where), timeout=float(entry.get("timeout", 120)),
+                expect_stdout=expect, launcher=n > 1))
     return launches
 
 
@@ -546,15 +560,24 @@ CXX_SOURCE = r"""
 #include <pshmem.h>
 #include <cstdio>
 
+// The _Complex routines are declared for C++ too (g++ takes _Complex as an
+// extension), since C++ programs of public suites call them.
+static double _Complex zsrc[2], zdst[2];
+
 int main()
 {
     shmem_init();
     int me = shmem_my_pe();
     int npes = shmem_n_pes();
+    zsrc[0] = 1.5;
+    zsrc[1] = 2.0;
+    int rc = shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, zdst, zsrc, 2);
+    int sum_ok = rc == 0 && zdst[0] == zsrc[0] && zdst[1] == zsrc[1];
     shmem_barrier_all();
     shmem_finalize();
-    std::printf("C++ singleton: PE %d of %d\n", me, npes);
-    return me == 0 && npes == 1 ? 0 : 1;
+    std::printf("C++ singleton: PE %d of %d, complexd_sum_reduce %s\n", me, npes,
+                sum_ok ? "ok" : "wrong");
+    return me == 0 && npes == 1 && sum_ok ? 0 : 1;
 }
 """
 

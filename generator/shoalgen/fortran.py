@@ -391,11 +391,16 @@ def emit(fapi, env, what, outdir, write):
         for t in fapi.tests:
             tpl = env.get_template(f"fortran/tests/{t.name}.f90.j2")
             write(os.path.join(outdir, f"ftest_{t.name}.f90"), tpl.render(f=fapi, unit=t, routines=t.routines))
+            # The line templates/fortran/tests/prelude.f90.j2 prints once a
+            # value was compared; the runner requires it.
+            expect = f"^ *{t.name}: [0-9]+ PEs ok, checked [1-9][0-9]* values$"
             manifest.append({"name": f"fortran/{t.name}", "exe": f"ftest_{t.name}",
-                             "npes": t.npes, "timeout": 120, "env": {}})
+                             "npes": t.npes, "timeout": 120, "env": {}, "expect_stdout": expect})
             # Again with the checked paths (SHMEM_DEBUG), and through libfabric.
             manifest.append({"name": f"fortran/{t.name}/debug", "exe": f"ftest_{t.name}",
-                             "npes": t.npes[:1], "timeout": 120, "env": {"SHMEM_DEBUG": "1"}})
+                             "npes": t.npes[:1], "timeout": 120, "env": {"SHMEM_DEBUG": "1"},
+                             "expect_stdout": expect})
             manifest.append({"name": f"fortran/{t.name}/ofi", "exe": f"ftest_{t.name}",
-                             "npes": t.npes[1:], "timeout": 120, "env": {"SHMEM_TRANSPORT": "ofi"}})
+                             "npes": t.npes[1:], "timeout": 120, "env": {"SHMEM_TRANSPORT": "ofi"},
+                             "expect_stdout": expect})
         write(os.path.join(outdir, "manifest.json"), json.dumps({"tests": manifest}, indent=1) + "\n")

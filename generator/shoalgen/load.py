@@ -40,7 +40,10 @@ BODIES = {"forward", "noop"}
 TYPE_CLASSES = {"sint", "uint", "float", "char", "complex"}
 
 ROUTINE_KEYS = {"name", "returns", "params", "version", "test", "body", "ctx", "noreturn", "inline",
-                "variadic", "aliases", "deprecated", "replacement", "generic", "algorithms"}
+                "variadic", "aliases", "deprecated", "replacement", "generic", "algorithms", "invalid_ctx"}
+# What a ctx form does with SHMEM_CTX_INVALID where the spec defines it
+# (absent: the context check refuses it, the spec leaving it undefined).
+INVALID_CTX = {"noop"}
 FAMILY_KEYS = {"name", "typed", "sized", "mem", "types", "deprecated_types", "ctx", "returns",
                "params", "generic", "kernel", "core", "op", "operand", "mode", "blocking", "cmp",
                "inline", "version", "deprecated", "replacement", "test", "select", "sizes",
@@ -156,6 +159,10 @@ def _routine(file, chapter, row):
         raise TableError(file, name, f"body {body!r} is not one of {sorted(BODIES)}")
     if row.get("ctx") and not name.startswith("shmem_"):
         raise TableError(file, name, "ctx forms need a name starting with shmem_")
+    if "invalid_ctx" in row and (row["invalid_ctx"] not in INVALID_CTX or not row.get("ctx")
+                                 or row["returns"] != "void"):
+        raise TableError(file, name, f"invalid_ctx {row['invalid_ctx']!r} needs a void routine with ctx forms "
+                         f"and one of {sorted(INVALID_CTX)}")
     if row.get("inline") and (row["inline"] not in ROUTINE_INLINES or row["params"]):
         raise TableError(file, name, f"inline {row['inline']!r} needs a routine without parameters and one of "
                          f"{sorted(ROUTINE_INLINES)}")
@@ -165,7 +172,8 @@ def _routine(file, chapter, row):
                  noreturn=bool(row.get("noreturn")), variadic=bool(row.get("variadic")),
                  aliases=list(row.get("aliases", [])), deprecated=row.get("deprecated"),
                  replacement=row.get("replacement"), generic=row.get("generic"),
-                 inline=row.get("inline"), algorithms=_algorithms(file, name, row))
+                 inline=row.get("inline"), algorithms=_algorithms(file, name, row),
+                 invalid_ctx=row.get("invalid_ctx"))
 
 
 def _family(file, chapter, row, types, tables, sizes):

@@ -73,11 +73,18 @@ def _always_checks(r, p):
 
 
 def _symmetric_length(r, p, count, spans):
+    """Bytes the call touches at p, or a lower bound of them: a zero-length
+    call touches nothing, so any pointer (NULL too) is valid there."""
     size = _object_size(r, p)
     if p.kind == "pwrk":
         return f"shmemi_pwrk_elems((size_t){count}) * {size}"
     if count and spans and p.element:
         return f"(size_t){count} * {size}"
+    # Strided forms: the first element when anything moves (the core checks
+    # the whole extent, which depends on strides and, for teams, the size).
+    moves = [c for c in (count, _one(r, "bsize")) if c]
+    if moves and p.element:
+        return f"({' && '.join(moves)} ? {size} : 0)"
     return size
 
 
@@ -99,6 +106,9 @@ def _debug_checks(r, p, count, spans):
 
 def checks(r):
     out, debug = [], []
+    if r.is_ctx and r.entry.invalid_ctx == "noop":
+        out.append("if (ctx == SHMEM_CTX_INVALID) /* the spec: no operation */")
+        out.append("    return;")
     if r.is_ctx:
         out.append(f"shmemi_check_ctx({_routine_str(r)}, ctx);")
     count = _one(r, "count")

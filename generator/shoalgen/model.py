@@ -82,6 +82,7 @@ class Entry:
     select: Optional[str] = None   # generic selects on this parameter (default: first)
     algorithms: dict = field(default_factory=dict)   # env variable -> values to test
     sizes: list = field(default_factory=list)
+    invalid_ctx: Optional[str] = None   # "noop": SHMEM_CTX_INVALID returns at once (spec-defined)
 
 
 @dataclass

@@ -5,7 +5,7 @@ import os
 import jinja2
 
 from .expand import expand_generics, expand_routines, expand_tests
-from .load import load_constants, load_entries, load_types
+from .load import TableError, load_constants, load_entries, load_types
 from .lower import forward_decls, lower
 from .model import Api
 
@@ -42,7 +42,21 @@ def _env(template_dir):
                              lstrip_blocks=True, keep_trailing_newline=True,
                              extensions=["jinja2.ext.do"])
     env.filters["decl"] = _decl
+    env.globals["refuse"] = _refuse
     return env
+
+
+def _refuse(entry, reason):
+    """Called by a test recipe for a row it has no oracle for: generation fails.
+    `entry` is a C table row (file, name) or a Fortran routine (fortran.toml)."""
+    raise TableError(getattr(entry, "file", "fortran.toml"), entry.name, reason)
+
+
+# Every generated program prints this line from PE 0 once it has compared
+# at least one value (templates/tests/prelude.c.j2), and the runner requires
+# it: a program that checks nothing cannot pass.
+def expect_line(name):
+    return f"^OK {name}: .* checked [1-9][0-9]* values$"
 
 
 def _write(path, text):
@@ -85,18 +99,20 @@ def emit(api, template_dir, what, outdir):
             tpl = env.get_template(f"tests/{unit.recipe}.c.j2")
             _write(os.path.join(outdir, f"test_{unit.name}.c"),
                    tpl.render(api=api, unit=unit, routines=unit.routines))
+            expect = expect_line(unit.name)
             manifest.append({"name": unit.name, "exe": f"test_{unit.name}",
-                             "npes": unit.npes, "timeout": 120, "env": {}})
+                             "npes": unit.npes, "timeout": 120, "env": {}, "expect_stdout": expect})
             # Again with the checked, out-of-line paths (SHMEM_DEBUG turns the
             # inline fast paths off and the costly argument checks on).
             manifest.append({"name": f"{unit.name}/debug", "exe": f"test_{unit.name}",
-                             "npes": unit.npes[:1], "timeout": 120, "env": {"SHMEM_DEBUG": "1"}})
-            # Each algorithm the table names, forced, at a non-power-of-two
-            # PE count and oversubscribed.
+                             "npes": unit.npes[:1], "timeout": 120, "env": {"SHMEM_DEBUG": "1"},
+                             "expect_stdout": expect})
+            # Each algorithm the table names, forced, at every PE count
+            # above 1 (powers of two or not, oversubscribed at 4).
             for var, value in _algorithm_runs(unit):
                 manifest.append({"name": f"{unit.name}/{value}", "exe": f"test_{unit.name}",
-                                 "npes": [n for n in unit.npes if n >= 3], "timeout": 120,
-                                 "env": {var: value}})
+                                 "npes": [n for n in unit.npes if n >= 2], "timeout": 120,
+                                 "env": {var: value}, "expect_stdout": expect})
         _write(os.path.join(outdir, "manifest.json"),
                json.dumps({"tests": manifest}, indent=1) + "\n")
 

@@ -17,6 +17,9 @@
  *   neighbour traffic only (the bandwidth-friendly choice for a network).
  * collect publishes each member's size in an AUX word; offsets are the
  *   prefix sums of the sizes, read from every member after the barrier.
+ *   With direct it also publishes where its source is (a second AUX
+ *   word): a member contributing nothing has not translated its own
+ *   source (it may even be NULL), so that cannot stand for the others'.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,15 +29,32 @@
 #include "runtime/env.h"
 
 struct layout {
-    size_t *off, *len; /* [n] */
+    size_t *off, *len;      /* [n] */
+    struct shmemi_buf *src; /* [n], collect with direct only: each member's source */
 };
 
-static void read_sizes(struct shmemi_group *g, size_t nbytes, int fixed, struct layout *L)
+/* A source location in one AUX word: offset above, segment below. */
+#define SRC_SEG_BITS 4
+_Static_assert(SHMEMI_SEG_COUNT <= 1 << SRC_SEG_BITS, "segment numbers fit SRC_SEG_BITS");
+
+static uint64_t pack_src(struct shmemi_buf b)
+{
+    return (uint64_t)b.off << SRC_SEG_BITS | (uint64_t)b.seg;
+}
+
+static struct shmemi_buf unpack_src(uint64_t v)
+{
+    return (struct shmemi_buf){(int)(v & ((1u << SRC_SEG_BITS) - 1)), (size_t)(v >> SRC_SEG_BITS)};
+}
+
+static void read_sizes(struct shmemi_group *g, size_t nbytes, int fixed, int with_src, struct shmemi_buf src,
+                       struct layout *L)
 {
     size_t at = 0;
 
     L->off = shmemi_grp_malloc(g, 2 * (size_t)g->n * sizeof(size_t));
     L->len = L->off + g->n;
+    L->src = with_src ? shmemi_grp_malloc(g, (size_t)g->n * sizeof *L->src) : NULL;
     for (int i = 0; i < g->n; i++) {
         uint64_t v = nbytes;
 
@@ -43,6 +63,13 @@ static void read_sizes(struct shmemi_group *g, size_t nbytes, int fixed, struct 
         L->off[i] = at;
         L->len[i] = (size_t)v;
         at += (size_t)v;
+        if (L->src) {
+            uint64_t w = pack_src(src);
+
+            if (v && i != g->me)
+                shmemi_grp_get(g, &w, i, g->seg, shmemi_grp_slot_off(g, shmemi_grp_aux(g, 1)), sizeof w);
+            L->src[i] = unpack_src(w);
+        }
     }
 }
 
@@ -50,7 +77,9 @@ static void direct(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi
 {
     for (int k = 1; k <= g->n; k++) {
         int i = (g->me + k) % g->n;
-        shmemi_grp_get(g, shmemi_buf_addr(dest) + L->off[i], i, src.seg, src.off, L->len[i]);
+        struct shmemi_buf from = L->src ? L->src[i] : src; /* fcollect: every source is ours */
+
+        shmemi_grp_get(g, shmemi_buf_addr(dest) + L->off[i], i, from.seg, from.off, L->len[i]);
     }
 }
 
@@ -93,6 +122,7 @@ void shmemi_coll_collect(struct shmemi_group *g, struct shmemi_buf dest, struct 
     struct layout L;
     int alg = shmemi_settings.collect_alg;
     uint64_t *size_word = shmemi_grp_local(g, shmemi_grp_aux(g, 2));
+    uint64_t *src_word = shmemi_grp_local(g, shmemi_grp_aux(g, 1));
 
     if (g->n == 1) {
         memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), nbytes);
@@ -109,11 +139,13 @@ void shmemi_coll_collect(struct shmemi_group *g, struct shmemi_buf dest, struct 
                                                                                         : SHMEMI_ALG_RING;
     if (!fixed) {
         *size_word = nbytes;
+        if (alg == SHMEMI_ALG_DIRECT)
+            *src_word = nbytes ? pack_src(src) : 0;
         shmemi_grp_barrier(g);
     } else if (alg == SHMEMI_ALG_DIRECT) {
         shmemi_grp_barrier(g); /* every source is ready */
     }
-    read_sizes(g, nbytes, fixed, &L);
+    read_sizes(g, nbytes, fixed, !fixed && alg == SHMEMI_ALG_DIRECT, src, &L);
     if (alg == SHMEMI_ALG_RING) {
         ring(g, dest, src, &L);
         if (!fixed)
@@ -123,6 +155,7 @@ void shmemi_coll_collect(struct shmemi_group *g, struct shmemi_buf dest, struct 
         shmemi_grp_barrier(g);
     }
     if (!fixed && g->counting)
-        *size_word = 0; /* pSync back to SHMEM_SYNC_VALUE */
+        *size_word = *src_word = 0; /* pSync back to SHMEM_SYNC_VALUE */
+    free(L.src);
     free(L.off);
 }

@@ -85,14 +85,34 @@ static size_t poll_all(const struct wait_args *w, size_t n)
     return 1;
 }
 
+/* Fairness of _any: a series of calls must eventually return every
+ * satisfied index, so a scan starts just after the index the previous call
+ * on the same array returned. Kept per thread for a few arrays at once
+ * (slot by address; a collision only restarts that array's rotation). */
+#define ANY_SLOTS 8
+static _Thread_local struct {
+    const void *ivars;
+    size_t next;
+} any_rotation[ANY_SLOTS];
+
 static size_t poll_any(const struct wait_args *w, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (eligible(w, i) && satisfied(w, i))
+    unsigned slot = (unsigned)(((uintptr_t)w->ivars >> 4) % ANY_SLOTS);
+    size_t start = any_rotation[slot].ivars == w->ivars ? any_rotation[slot].next % n : 0;
+
+    for (size_t k = 0; k < n; k++) {
+        size_t i = start + k < n ? start + k : start + k - n;
+
+        if (eligible(w, i) && satisfied(w, i)) {
+            any_rotation[slot].ivars = w->ivars;
+            any_rotation[slot].next = i + 1;
             return i;
+        }
+    }
     return SIZE_MAX;
 }
 
+/* _some returns every satisfied index in each call: fair by construction. */
 static size_t poll_some(const struct wait_args *w, size_t n, size_t *indices)
 {
     size_t k = 0;

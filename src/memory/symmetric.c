@@ -82,9 +82,10 @@ void *shmemi_calloc(size_t count, size_t size)
 void *shmemi_align(size_t alignment, size_t size)
 {
     shmemi_check_init("shmem_align");
-    if (alignment < sizeof(void *) || (alignment & (alignment - 1)))
-        shmemi_fatal("shmem_align", "alignment %zu is not a power-of-two multiple of %zu", alignment,
-                      sizeof(void *));
+    /* Any power of two (1.4 allowed those below sizeof(void *)); the
+     * allocator rounds small ones up to its minimum alignment. */
+    if (!alignment || (alignment & (alignment - 1)))
+        shmemi_fatal("shmem_align", "alignment %zu is not a power of two", alignment);
     return sym_alloc("shmem_align", size, alignment, 0);
 }
 
