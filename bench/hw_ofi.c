@@ -27,6 +27,12 @@
  *             default op flag) or fi_writemsg(FI_DELIVERY_COMPLETE).
  *   get       fi_read + wait for the read counter.
  *   fetch_add fi_fetch_atomic(FI_SUM, FI_UINT64) + wait for the read counter.
+ *   add_nq    adds back to back, then one wait for the counter (the bound of
+ *             a SHMEM's non-fetching AMOs left to quiet): fi_atomicmsg(
+ *             FI_INJECT | FI_DELIVERY_COMPLETE) on the write counter; on
+ *             shm fetching adds into a discarded word on the read counter,
+ *             since its delivery-complete non-fetching atomics corrupt it
+ *             when pipelined (bench/ofi_amo_repro.c).
  *   add       fi_atomic(FI_SUM, FI_UINT64) + wait for the write counter (a
  *             completed non-fetching AMO).
  *   put_bw / get_bw   1 MiB, a window of outstanding fi_write / fi_read,
@@ -609,6 +615,32 @@ static void add_batch(void *arg, long n)
     }
 }
 
+static void add_nq_batch(void *arg, long n)
+{
+    struct op *o = arg;
+    static const uint64_t one = 1;
+    static uint64_t discard;
+    int by_fetch = !strcmp(F.info->fabric_attr->prov_name, "shm");
+
+    for (long i = 0; i < n; i++) {
+        if (by_fetch) {
+            POST(&F.r_issued,
+                 fi_fetch_atomic(F.ep, &one, 1, NULL, &discard, NULL, F.peer, F.rbase, F.rkey, FI_UINT64, FI_SUM,
+                                 NULL),
+                 "fi_fetch_atomic");
+        } else {
+            struct fi_ioc ioc = {.addr = (void *)&one, .count = 1};
+            struct fi_rma_ioc rma = {.addr = F.rbase, .count = 1, .key = F.rkey};
+            struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = F.peer, .rma_iov = &rma,
+                                        .rma_iov_count = 1, .datatype = FI_UINT64, .op = FI_SUM};
+            POST(&F.w_issued, fi_atomicmsg(F.ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE), "fi_atomicmsg");
+        }
+        o->expect++;
+    }
+    wait_cntr(F.wcntr, F.w_issued, "waiting for pipelined adds to complete");
+    wait_cntr(F.rcntr, F.r_issued, "waiting for pipelined adds to complete");
+}
+
 static void put_window_batch(void *arg, long n)
 {
     struct op *o = arg;
@@ -761,6 +793,24 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
         double ns;
         uint64_t got;
 
+        /* Pipelined first: on shm, the delivery-complete non-fetching
+         * adds of the next row return inject buffers twice, after which
+         * pipelined operations share buffers (bench/ofi_amo_repro.c). */
+        o.expect = read_word();
+        ns = bench_time_local(add_nq_batch, &o, a->budget_ns);
+        got = read_word();
+        if (got != o.expect) {
+            char why[160];
+            snprintf(why, sizeof why, "pipelined adds lost updates: word is %llu after %llu adds",
+                     (unsigned long long)got, (unsigned long long)o.expect);
+            skip("add_nq", why);
+        } else {
+            emit("add_nq", 8, "lat_ns", ns,
+                 strcmp(F.info->fabric_attr->prov_name, "shm")
+                     ? "\"method\":\"fi_atomicmsg(FI_INJECT|FI_DELIVERY_COMPLETE) back to back\""
+                     : "\"method\":\"fi_fetch_atomic into a discarded word, back to back\"");
+        }
+        heartbeat();
         o.expect = read_word();
         ns = bench_time_local(add_batch, &o, a->budget_ns);
         got = read_word();

@@ -3,6 +3,7 @@
 
     python3 bench/run.py [BUILD_DIR] [--quick] [--reps N] [--out DIR]
                          [--shoal-build DIR] [--mode shm,ofi-tcp,ofi-shm] [--no-peer]
+                         [--peer-prefix DIR]
     python3 bench/run.py --replot RESULTS_JSON [--out DIR]
 
 * Builds the benchmark programs (bench/*.c) twice: against Shoal and against
@@ -30,10 +31,17 @@
   bound is raw libfabric on the same provider (hw_ofi: put/putmem rows vs
   raw put of the same size, get/getmem vs raw get, p vs put 8 B, g vs get
   8 B, fetching AMOs vs raw fetch-add, non-fetching AMOs + quiet vs raw add,
-  put/get bandwidth at 1 MiB vs raw windowed bandwidth), and there is no
-  peer column: Open MPI's OSHMEM uses UCX, not libfabric. Writes
+  add_nq/inc_nq (back to back, one quiet) vs raw adds back to back,
+  put/get bandwidth at 1 MiB vs raw windowed bandwidth), and Open MPI is
+  not compared there: its OSHMEM uses UCX, not libfabric. Writes
   results.json, table.md (a markdown fragment) and PNG plots to the output
   directory.
+* --peer-prefix DIR adds another installed OpenSHMEM (any implementation
+  with DIR/bin/oshcc and DIR/bin/oshrun, e.g. Sandia OpenSHMEM built over
+  the same libfabric) to the ofi tables: its programs are built with its
+  oshcc, launched with its oshrun under the same FI_PROVIDER (and
+  SHMEM_TRANSPORT=ofi, which it may ignore), interleaved with Shoal's
+  runs, and each ofi table gains its median [min-max] and Shoal / peer.
 
 Exit status: 0 unless something crashed or hung on the Shoal side (a build
 failure, a Shoal or bound program failing, in any mode that was not
@@ -186,8 +194,9 @@ def run(cmd, timeout, env=None, cwd=None):
 class Library:
     """How to compile against and launch one OpenSHMEM implementation."""
 
-    def __init__(self, name, cc, cflags, ldflags, launch_prefix, env=None):
+    def __init__(self, name, cc, cflags, ldflags, launch_prefix, env=None, bind=True):
         self.name = name
+        self.bind = bind  # the launcher takes Open MPI's --bind-to
         self.cc = cc
         self.cflags = cflags
         self.ldflags = ldflags
@@ -222,7 +231,7 @@ class Library:
 
     def launch(self, npes, argv):
         bind = ["--bind-to", "core"] if npes <= NCORES else ["--bind-to", "none"]
-        return self.launch_prefix(npes) + bind + argv
+        return self.launch_prefix(npes) + (bind if self.bind else []) + argv
 
 
 def shoal_library(shoal_build):
@@ -242,6 +251,25 @@ def openmpi_library(oshcc, oshrun):
                    lambda n: [oshrun, "--allow-run-as-root", "--oversubscribe", "--mca", "osc", "ucx",
                               "-n", str(n)],
                    env={"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+
+
+PREFIX_PEER = "prefixpeer"  # results key of the --peer-prefix library
+
+
+def prefix_library(prefix):
+    """Another OpenSHMEM installed under `prefix` (bin/oshcc, bin/oshrun),
+    compared on the network path; None, with the reason, if unusable."""
+    oshcc, oshrun = os.path.join(prefix, "bin", "oshcc"), os.path.join(prefix, "bin", "oshrun")
+    for f in (oshcc, oshrun):
+        if not os.access(f, os.X_OK):
+            return None, f"{f} is missing or not executable"
+    ompi = is_open_mpi(oshrun)
+    extra = ["--allow-run-as-root", "--oversubscribe"] if ompi else []
+    lib = Library(PREFIX_PEER, [oshcc], [], [], lambda n: [oshrun] + extra + ["-n", str(n)],
+                  env={"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"} if ompi else {},
+                  bind=ompi)
+    lib.label = os.path.basename(os.path.normpath(prefix)) or prefix
+    return lib, None
 
 
 def find_shoal_build(args):
@@ -418,6 +446,8 @@ def ofi_bound_for(key, raw):
             return lat("fetch_add", 8), "raw fetch-add"
         if op in NONFETCHING_AMOS:
             return lat("add", 8), "raw add"
+        if op in ("add_nq", "inc_nq"):
+            return lat("add_nq", 8), "raw adds back to back"
         if op == "fetch_add_roundtrip" and lat("fetch_add", 8):
             # one iteration: this PE's fetch-add and the fetch that sees the peer's
             return 2 * lat("fetch_add", 8), "raw fetch-add×2"
@@ -486,15 +516,15 @@ def row_order(k):
 TIE = 0.03  # within 3%: neither is faster, on a shared 2-core VM
 
 
-def build_table(agg, mode, peer_lib):
-    """Rows comparing Shoal in `mode` with its bound and the peer. In an
-    ofi mode the bound is raw libfabric on the same provider and there is
-    no peer (pass peer_lib=None)."""
+def build_table(agg, mode, peer_lib, peer_mode="shm"):
+    """Rows comparing Shoal in `mode` with its bound and the peer's runs in
+    `peer_mode`. In an ofi mode the bound is raw libfabric on the same
+    provider and the peer, if any, is the --peer-prefix library."""
     rtt, memcpy = hw_bounds(agg)
     rtt2 = two_line_rtt(agg)
     raw = ofi_raw(agg, mode) if mode in OFI_MODES else None
     mine = agg.get(("shoal", mode), {})
-    peer = agg.get((peer_lib, "shm"), {}) if peer_lib else {}
+    peer = agg.get((peer_lib, peer_mode), {}) if peer_lib else {}
     keys = sorted((k for k in set(mine) | set(peer) if k[0] != "mem"), key=row_order)
     rows = []
     for k in keys:
@@ -701,7 +731,7 @@ def ofi_raw_lines(agg, mode, markdown=False):
     raw = ofi_raw(agg, mode)
     if not raw:
         return []
-    order = {"put": 0, "get": 1, "fetch_add": 2, "add": 3, "put_bw": 4, "get_bw": 5}
+    order = {"put": 0, "get": 1, "fetch_add": 2, "add": 3, "add_nq": 4, "put_bw": 5, "get_bw": 6}
     head = ["raw libfabric", "median [min–max]", "unit"]
     body = []
     for k in sorted(raw, key=lambda k: (order.get(k[1], 9), k[1], k[2])):
@@ -904,6 +934,8 @@ def main():
     ap.add_argument("--no-peer", action="store_true", help="do not build and run Open MPI's OSHMEM")
     ap.add_argument("--peer-oshcc", default="/usr/bin/oshcc")
     ap.add_argument("--peer-oshrun", default="/usr/bin/oshrun")
+    ap.add_argument("--peer-prefix", default=None, metavar="DIR",
+                    help="another OpenSHMEM (DIR/bin/oshcc, DIR/bin/oshrun) to compare on the ofi modes")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per launch (default 120; quick 30)")
     ap.add_argument("--only", default=None, help="comma-separated programs to run (e.g. coll_lat,hw_rtt)")
     ap.add_argument("--replot", metavar="RESULTS_JSON", default=None,
@@ -948,6 +980,17 @@ def main():
             libs.append(peer)
         else:
             log(f"run.py: no Open MPI OSHMEM at {args.peer_oshcc} / {args.peer_oshrun}; peer skipped")
+
+    prefix_peer = None
+    if args.peer_prefix:
+        if not [m for m in requested if m in OFI_MODES]:
+            log("run.py: --peer-prefix is compared on the ofi modes only, and none was asked for")
+        else:
+            prefix_peer, why = prefix_library(os.path.abspath(args.peer_prefix))
+            if prefix_peer:
+                libs.append(prefix_peer)
+            else:
+                log(f"run.py: --peer-prefix {args.peer_prefix} not usable: {why}")
 
     # -- build
     def build_lib(lib):
@@ -1068,6 +1111,11 @@ def main():
             if (first_only and rep > 0) or (only and prog not in only):
                 continue
             variants = [(shoal, m, env) for m, env in modes] + ([(peer, "shm", {})] if peer else [])
+            if prefix_peer:
+                # Right after Shoal's run of the same mode: same noise.
+                variants = [v for m, env in modes for v in
+                            [(shoal, m, env)] + ([(prefix_peer, m, env)] if m in OFI_MODES else [])] + \
+                    ([(peer, "shm", {})] if peer else [])
             for lib, mode, env in variants:
                 if prog not in lib.binaries or (lib is shoal and mode in skipped_modes):
                     continue
@@ -1124,26 +1172,32 @@ def main():
         if mode in skipped_modes:
             continue
         ofi = mode in OFI_MODES
-        # The peer (Open MPI over UCX) has no libfabric path to compare.
-        mode_peer = None if ofi else (peer.name if peer else None)
-        mode_peer_name = peer_name if mode_peer else None
-        rows = build_table(agg, mode, mode_peer)
+        # The peer (Open MPI over UCX) has no libfabric path to compare;
+        # the --peer-prefix library, if any, is compared there instead.
+        if ofi:
+            mode_peer = prefix_peer.name if prefix_peer else None
+            mode_peer_name = prefix_peer.label if prefix_peer else None
+        else:
+            mode_peer = peer.name if peer else None
+            mode_peer_name = peer_name if mode_peer else None
+        rows = build_table(agg, mode, mode_peer, mode if ofi else "shm")
         if ofi:
             prov = chosen_provider.get(mode, OFI_MODES[mode])
             title = (f"Shoal ({mode} path: SHMEM_TRANSPORT=ofi FI_PROVIDER={OFI_MODES[mode]}, provider {prov}) "
-                     f"vs raw libfabric on the same provider; {peer_name} peer: not applicable "
-                     f"(it uses UCX, not libfabric)")
+                     f"vs raw libfabric on the same provider; "
+                     + (f"peer: {mode_peer_name} ({args.peer_prefix}), same FI_PROVIDER" if mode_peer else
+                        f"{peer_name} peer: not applicable (it uses UCX, not libfabric)"))
             if HW_OFI not in hw_bins:
                 title += f"; no raw bound ({hw_ofi_skipped or 'hw_ofi not built'})"
         else:
             title = f"Shoal ({mode} path) vs bound vs {peer_name if mode_peer else '(no peer)'}"
         report += ["", title, ""] + table_lines(rows, False, mode_peer_name)
         md += [f"#### {title}", ""] + table_lines(rows, True, mode_peer_name) + [""]
-        mem = memory_lines(agg, mode, mode_peer, False)
+        mem = memory_lines(agg, mode, None if ofi else mode_peer, False)
         if mem:
             report += ["", f"Memory per PE ({mode} path):", ""] + mem
             md += [f"#### Memory per PE ({mode} path)", ""] + \
-                memory_lines(agg, mode, mode_peer, True) + [""]
+                memory_lines(agg, mode, None if ofi else mode_peer, True) + [""]
         if ofi:
             checks = ofi_target_checks(rows, chosen_provider.get(mode, OFI_MODES[mode]))
         else:
@@ -1173,7 +1227,7 @@ def main():
     if hw_ofi_skipped:
         report.append(f"{HW_OFI} skipped: {hw_ofi_skipped}")
         md.append(f"* {HW_OFI} skipped: {hw_ofi_skipped}")
-    peer_fail = [f for f in failures if peer and f[0] == peer.name]
+    peer_fail = [f for f in failures if f[0] != shoal.name]
     for f in peer_fail:
         report.append(f"Peer failure (not fatal): {f[0]}/{f[1]} {f[2]} -n {f[3]}: {f[4]}")
         md.append(f"* peer failure: {f[2]} on {f[3]} PEs: {f[4]}")

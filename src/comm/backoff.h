@@ -20,19 +20,24 @@ static inline void shmemi_cpu_relax(void)
 }
 
 void shmemi_transport_progress(void);
+void shmemi_ofi_wait_watch(unsigned spins);
 
 /* Call once per unsatisfied poll; *spins starts at 0. A manual-progress
  * network path is driven from here, so every wait loop serves the
- * traffic it may be waiting for. */
+ * traffic it may be waiting for, and watches for lost peers
+ * (SHMEM_OFI_TIMEOUT; *spins == 1 marks a new wait). */
 static inline void shmemi_backoff(unsigned *spins)
 {
-    if (shmemi_world.net_progress)
+    if (*spins != ~0u)
+        ++*spins;
+    if (shmemi_world.net_progress) {
         shmemi_transport_progress();
-    if (*spins >= shmemi_world.spin_limit) {
+        shmemi_ofi_wait_watch(*spins);
+    }
+    if (*spins > shmemi_world.spin_limit) {
         sched_yield();
         return;
     }
-    ++*spins;
     shmemi_cpu_relax();
 }
 

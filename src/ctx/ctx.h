@@ -25,6 +25,9 @@ struct shmemi_ctx {
     int in_session;
     long session_options;      /* SHMEM_CTX_SESSION_BATCH... (ORed over starts) */
     size_t session_total_ops;  /* 0: not given */
+    /* The network path's endpoint for this context once it has one
+     * (transport/ofi_ctx.c): found without a table search. */
+    void *tp_state;
 };
 
 /* A new context on `team` (shmem_ctx_create: the world team). */

@@ -195,6 +195,10 @@ static const struct env_var env_table[] = {
      "network-path blocking puts above the provider's inject size and up to this size are copied into "
      "a bounce buffer and return at once; larger ones are zero-copy and wait for completion (0: never "
      "copy). Each endpoint has a pool of 32 such buffers, allocated on first use"},
+    {"SHMEM_OFI_TIMEOUT", NULL, "30", parse_count, FIELD(ofi_timeout), "a non-negative integer (seconds)",
+     "a PE whose network path makes no progress towards a peer for this long (a transfer that does not "
+     "complete, or a wait whose probes of the off-node peers go unanswered) ends the job with an error "
+     "naming the routine, the peer and its host (0: wait forever)"},
     {"SHMEM_TEAM_POOL_SIZE", NULL, "4M", parse_size_field, FIELD(team_pool_size),
      "a size like SHMEM_SYMMETRIC_SIZE's",
      "symmetric space per PE, beside the heap, for the sync blocks of teams; a team of N PEs takes "

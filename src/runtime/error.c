@@ -2,6 +2,7 @@
  * runtime/error.c — the one error path: a single line
  * "shoal: PE <n>: <routine>: <message>" on stderr, then the whole job ends.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,6 +34,18 @@ static void emit(const char *routine, const char *fmt, va_list ap)
         return;
 }
 
+/* How long the launcher gets to end us after the abort request: with the
+ * link to it lost (a remote node), PMIx_Abort may never return, and a PE
+ * must not outlive the job it just failed. */
+#define ABORT_GRACE_S 5
+static volatile sig_atomic_t abort_status;
+
+static void abort_grace_over(int sig)
+{
+    (void)sig;
+    _exit(abort_status);
+}
+
 void shmemi_abort_job(int status, const char *msg)
 {
     static atomic_int aborting;
@@ -51,6 +64,9 @@ void shmemi_abort_job(int status, const char *msg)
         /* Segments not yet unlinked (start-up) and libfabric shm's
          * regions must not outlive us. */
         shmemi_cleanup_run();
+        abort_status = status;
+        signal(SIGALRM, abort_grace_over);
+        alarm(ABORT_GRACE_S);
         shmemi_boot_abort(status, msg);
     }
     _exit(status);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
 #include "runtime/cleanup.h"
@@ -28,6 +29,7 @@ struct ofi_card {
     uint32_t addrlen;
     uint8_t addr[ADDR_MAX];
     struct shmemi_ofi_remote reg[SHMEMI_OFI_NREG];
+    char host[64]; /* gethostname: errors name the peer's host */
 };
 
 static char choice_reason[160];
@@ -228,28 +230,53 @@ void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e)
 
 /* ---- progress and completion ---- */
 
-static SHMEMI_NORETURN void cq_error(struct shmemi_ofi_ep *e, const char *routine)
+static int probe_pe_of(const void *context);
+static void probe_done(const void *context);
+static void probe_failed(const void *context);
+
+/* The peer is the probe's when the entry is a probe's, else the one
+ * this thread last addressed (the entry itself does not say). */
+static void cq_error(struct shmemi_ofi_ep *e, const char *routine)
 {
     struct fi_cq_err_entry err = {0};
-    char buf[128];
+    char buf[128], peer[112] = "";
+    int pe = shmemi_ofi_last_pe;
 
     if (fi_cq_readerr(e->cq, &err, 0) < 1)
         shmemi_fatal(routine, "a libfabric operation failed (provider %s), no detail available",
                      shmemi_ofi.info->fabric_attr->prov_name);
-    shmemi_fatal(routine, "a libfabric operation failed (provider %s): %s (%s)",
+    if (probe_pe_of(err.op_context) >= 0) {
+        /* A probe of a peer that is gone: the launcher is usually ending
+         * the job already; if not, the timeout names the peer. */
+        probe_failed(err.op_context);
+        /* Count it as done and clear the error, so that the read
+         * counter's waits neither fail nor hang on it. */
+        fi_cntr_add(e->rcntr, 1);
+        fi_cntr_seterr(e->rcntr, 0);
+        return;
+    }
+    if (pe >= 0 && pe < shmemi_world.n_pes && shmemi_ofi.host)
+        snprintf(peer, sizeof peer, " towards PE %d (host %s)", pe, shmemi_ofi_host(pe));
+    shmemi_fatal(routine, "a libfabric operation%s failed (provider %s): %s (%s)", peer,
                  shmemi_ofi.info->fabric_attr->prov_name, fi_strerror(err.err),
                  fi_cq_strerror(e->cq, err.prov_errno, err.err_data, buf, sizeof buf));
 }
 
 /* Reading the queue is what drives a manual-progress provider. Only
- * errors arrive here (selective completion, no receives posted). */
-static void ep_poll(struct shmemi_ofi_ep *e)
+ * errors and the liveness probes' reads arrive here (selective
+ * completion, no receives posted). Returns the entries read. */
+static ssize_t ep_poll(struct shmemi_ofi_ep *e)
 {
-    struct fi_cq_entry ent;
-    ssize_t n = fi_cq_read(e->cq, &ent, 1);
+    struct fi_cq_entry ent[4];
+    ssize_t n = fi_cq_read(e->cq, ent, 4);
 
-    if (n == -FI_EAVAIL)
-        cq_error(e, "shmem (network progress)");
+    if (n == -FI_EAVAIL) {
+        cq_error(e, shmemi_ofi_last_routine ? shmemi_ofi_last_routine : "shmem (network progress)");
+        return 1;
+    }
+    for (ssize_t i = 0; i < n; i++)
+        probe_done(ent[i].op_context);
+    return n > 0 ? n : 0;
 }
 
 /* Set by every library-driven poll, cleared by the progress thread: a
@@ -278,13 +305,22 @@ void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct fid_cntr *cntr, const 
                           const char *routine)
 {
     unsigned spins = 0;
+    struct shmemi_ofi_stall st = {0, 0};
 
-    while (!shmemi_ofi_caught_up(cntr, issued)) {
+    for (;;) {
+        uint64_t done = fi_cntr_read(cntr); /* as shmemi_ofi_caught_up, keeping the value */
+
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (done >= __atomic_load_n(issued, __ATOMIC_SEQ_CST))
+            break;
         if (fi_cntr_readerr(cntr) > 0) {
-            ep_poll(e); /* reports the queued error entry */
-            shmemi_ofi_fail(routine, pe >= 0 ? "a transfer" : "completing transfers", pe, -FI_EIO);
+            shmemi_ofi_last_pe = pe >= 0 ? pe : shmemi_ofi_last_pe;
+            ep_poll(e); /* reports the queued error entry (unless a probe's) */
+            if (fi_cntr_readerr(cntr) > 0)
+                shmemi_ofi_fail(routine, pe >= 0 ? "a transfer" : "completing transfers", pe, -FI_EIO);
         }
         shmemi_ofi_progress();
+        shmemi_ofi_stall_check(&st, done, pe, routine);
         if (++spins > shmemi_world.spin_limit)
             sched_yield();
     }
@@ -294,6 +330,186 @@ void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
 {
     shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, -1, routine);
     shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, -1, routine);
+}
+
+/* ---- lost peers (SHMEM_OFI_TIMEOUT) ----
+ * A transfer towards a known peer that makes no progress for the
+ * timeout is fatal. A PE that waits for a flag (a barrier) has nothing
+ * of its own in flight: after waiting PROBE_AFTER_MS it reads 8 bytes
+ * from each off-node peer (a round), again PROBE_GAP_MS after each round
+ * completes; a read unanswered for the timeout names its peer. The
+ * read needs the peer's progress, which its progress thread gives. */
+#define PROBE_MAX 16
+#define PROBE_AFTER_MS 1000
+#define PROBE_GAP_MS 1000
+
+_Thread_local const char *shmemi_ofi_last_routine;
+_Thread_local int shmemi_ofi_last_pe = -1;
+
+static struct {
+    pthread_mutex_t lock;
+    int active;          /* a round is in flight */
+    int n, next;         /* slots used; first candidate of the next round */
+    uint64_t sent_ms, done_ms;
+    struct probe_slot {
+        int pe;
+        atomic_int done;
+        uint64_t sink;
+    } slot[PROBE_MAX];
+} probe = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts); /* a few ns; ms resolution is plenty */
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 + 1;
+}
+
+static int probe_pe_of(const void *context)
+{
+    const struct probe_slot *s = context;
+
+    if (s < probe.slot || s >= probe.slot + PROBE_MAX)
+        return -1;
+    return s->pe;
+}
+
+static void probe_done(const void *context)
+{
+    if (probe_pe_of(context) >= 0)
+        atomic_store(&((struct probe_slot *)context)->done, 1);
+}
+
+static void probe_failed(const void *context)
+{
+    atomic_store(&((struct probe_slot *)context)->done, -1); /* still unanswered */
+}
+
+const char *shmemi_ofi_host(int pe)
+{
+    if (!shmemi_ofi.host || pe < 0 || pe >= shmemi_world.n_pes || !shmemi_ofi.host[pe][0])
+        return "?";
+    return shmemi_ofi.host[pe];
+}
+
+static SHMEMI_NORETURN void lost_peer(const char *routine, int pe, uint64_t ms)
+{
+    shmemi_fatal(routine, "no progress towards PE %d (host %s) for %.1f s on the network path (provider %s): "
+                 "the peer or the link to it seems lost (SHMEM_OFI_TIMEOUT=%ld)", pe, shmemi_ofi_host(pe),
+                 (double)ms / 1000, shmemi_ofi.info->fabric_attr->prov_name, shmemi_settings.ofi_timeout);
+}
+
+/* Peers the network path serves, not mapped here: node-local peers
+ * answer by shared memory and need no probe. */
+static int off_node(int pe)
+{
+    char **base = shmemi_world.peer_base[SHMEMI_SEG_HEAP];
+
+    return pe != shmemi_world.my_pe && (!base || !base[pe]);
+}
+
+static void probe_post(struct probe_slot *s, int pe)
+{
+    struct shmemi_ofi_ep *e = &shmemi_ofi.main;
+    struct iovec iov = {.iov_base = &s->sink, .iov_len = sizeof s->sink};
+    struct fi_rma_iov riov = {.len = sizeof s->sink};
+    struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = shmemi_ofi.addr[pe],
+                             .rma_iov = &riov, .rma_iov_count = 1, .context = s};
+    struct shmemi_ofi_stall st = {0, 0};
+    ssize_t rc;
+
+    riov.addr = shmemi_ofi_raddr(pe, SHMEMI_SEG_CTRL, 0, &riov.key);
+    s->pe = pe;
+    atomic_store(&s->done, 0);
+    /* Counted like any read, so the read counter never runs ahead. */
+    __atomic_fetch_add(&e->r_issued, 1, __ATOMIC_SEQ_CST);
+    while ((rc = fi_readmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN) {
+        poll_all();
+        shmemi_ofi_stall_check(&st, 0, pe, "shmem (network liveness probe)");
+    }
+    if (rc)
+        shmemi_ofi_fail("shmem (network liveness probe)", "fi_readmsg", pe, rc);
+}
+
+static void probe_start(uint64_t now)
+{
+    int n_pes = shmemi_world.n_pes, n = 0, any = 0;
+
+    for (int pe = 0; pe < n_pes; pe++)
+        any |= off_node(pe);
+    for (int i = 0; i < n_pes && n < PROBE_MAX; i++) {
+        int pe = (probe.next + i) % n_pes;
+        if (pe == shmemi_world.my_pe || (any && !off_node(pe)))
+            continue;
+        probe.slot[n].pe = pe;
+        n++;
+    }
+    probe.next = (probe.next + PROBE_MAX) % n_pes;
+    probe.n = n;
+    probe.sent_ms = now;
+    probe.active = n > 0;
+    for (int i = 0; i < n; i++)
+        probe_post(&probe.slot[i], probe.slot[i].pe);
+}
+
+/* A wait without a known peer, waiting since `since`. */
+static void probe_watch(uint64_t now, uint64_t since, const char *routine)
+{
+    uint64_t timeout = (uint64_t)shmemi_settings.ofi_timeout * 1000;
+    int pending = -1;
+
+    if (now - since < PROBE_AFTER_MS || pthread_mutex_trylock(&probe.lock))
+        return;
+    while (ep_poll(&shmemi_ofi.main)) /* completions already queued count */
+        ;
+    if (probe.active) {
+        for (int i = 0; i < probe.n && pending < 0; i++)
+            if (atomic_load(&probe.slot[i].done) != 1)
+                pending = probe.slot[i].pe;
+        if (pending < 0) {
+            probe.active = 0;
+            probe.done_ms = now;
+        } else {
+            /* A round sent before this wait began is judged from its start. */
+            uint64_t from = probe.sent_ms > since ? probe.sent_ms : since;
+            if (now - from >= timeout) {
+                pthread_mutex_unlock(&probe.lock);
+                lost_peer(routine, pending, now - probe.sent_ms);
+            }
+        }
+    } else if (now - probe.done_ms >= PROBE_GAP_MS) {
+        probe_start(now);
+    }
+    pthread_mutex_unlock(&probe.lock);
+}
+
+void shmemi_ofi_stall_check(struct shmemi_ofi_stall *st, uint64_t mark, int pe, const char *routine)
+{
+    uint64_t now;
+
+    if (shmemi_settings.ofi_timeout <= 0 || !shmemi_ofi.main.ep)
+        return;
+    now = now_ms();
+    if (!st->since_ms || mark != st->mark) {
+        st->since_ms = now;
+        st->mark = mark;
+        return;
+    }
+    if (pe < 0)
+        probe_watch(now, st->since_ms, routine);
+    else if (now - st->since_ms >= (uint64_t)shmemi_settings.ofi_timeout * 1000)
+        lost_peer(routine, pe, now - st->since_ms);
+}
+
+/* comm/backoff.h: every wait loop's poll while the network path is up. */
+void shmemi_ofi_wait_watch(unsigned spins)
+{
+    static _Thread_local struct shmemi_ofi_stall st;
+
+    if (spins == 1) /* a new wait */
+        st.since_ms = 0;
+    shmemi_ofi_stall_check(&st, 0, -1, shmemi_ofi_last_routine ? shmemi_ofi_last_routine : "shmem wait");
 }
 
 /* ---- progress thread ---- */
@@ -389,6 +605,8 @@ void shmemi_ofi_open(const char *routine)
     shmemi_ofi_ep_open(&o->main, routine);
 
     memset(&card, 0, sizeof card);
+    if (gethostname(card.host, sizeof card.host - 1))
+        snprintf(card.host, sizeof card.host, "?");
     CHECK(fi_getname(&o->main.ep->fid, card.addr, &len), "fi_getname", routine);
     card.addrlen = (uint32_t)len;
     register_region(0, w->heap_seg.base, w->heap_seg.size, &card.reg[0], routine);
@@ -406,7 +624,8 @@ void shmemi_ofi_connect(const char *routine)
 
     o->addr = calloc((size_t)n, sizeof *o->addr);
     o->remote = calloc((size_t)n * SHMEMI_OFI_NREG, sizeof *o->remote);
-    if (!o->addr || !o->remote)
+    o->host = calloc((size_t)n, sizeof *o->host);
+    if (!o->addr || !o->remote || !o->host)
         shmemi_fatal(routine, "out of memory");
     for (int pe = 0; pe < n; pe++) {
         int rc;
@@ -416,6 +635,8 @@ void shmemi_ofi_connect(const char *routine)
         if (rc != 1)
             shmemi_ofi_fail(routine, "fi_av_insert", pe, rc < 0 ? rc : -FI_EINVAL);
         memcpy(&o->remote[(size_t)pe * SHMEMI_OFI_NREG], card.reg, sizeof card.reg);
+        memcpy(o->host[pe], card.host, sizeof o->host[pe]);
+        o->host[pe][sizeof o->host[pe] - 1] = '\0';
     }
     shmemi_world.net_progress = 1; /* wait loops also serve incoming traffic */
     if (shmemi_world.my_pe == 0 && shmemi_settings.info) {
@@ -463,7 +684,12 @@ void shmemi_ofi_close(void)
         fi_freeinfo(o->info);
     free(o->addr);
     free(o->remote);
+    free(o->host);
     memset(o, 0, sizeof *o);
+    pthread_mutex_lock(&probe.lock); /* the next job's rounds start afresh */
+    probe.active = probe.n = probe.next = 0;
+    probe.done_ms = 0;
+    pthread_mutex_unlock(&probe.lock);
     for (int i = 0; i < SHM_NAMES_MAX; i++) /* fi_close unlinked them */
         if (shm_names[i][0])
             shmemi_cleanup_remove(shm_names[i]);

@@ -39,6 +39,9 @@ struct shmemi_ofi_ep {
     struct fid_cq *cq;        /* errors only: FI_SELECTIVE_COMPLETION */
     struct fid_cntr *wcntr, *rcntr;
     uint64_t w_issued, r_issued;
+    /* Nonzero: non-fetching AMOs may be in flight on the read counter
+     * (the shm workaround in ofi_amo.c); a get completes them first. */
+    uint64_t r_amo_mark;
     int is_private;           /* serves a PRIVATE context: one thread only */
     struct shmemi_ofi_bounce bounce;
 };
@@ -68,6 +71,7 @@ struct shmemi_ofi {
      * (docs/design.md: otherwise the locked software path serves them all) */
     int amo_native[6];
     int lock_capable;    /* 64-bit unsigned cswap/fetch/write: the software path can run */
+    char (*host)[64];    /* [pe] host name, for errors that name a peer */
 };
 
 extern struct shmemi_ofi shmemi_ofi;
@@ -90,6 +94,21 @@ void shmemi_ofi_progress(void);
 void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct fid_cntr *cntr, const uint64_t *issued, int pe,
                           const char *routine);
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine);
+
+/* Lost peers (SHMEM_OFI_TIMEOUT, docs/design.md "Lost peers"). A wait
+ * keeps one of these; each poll passes a progress mark (a counter value,
+ * 0 if none). Towards a known peer (pe >= 0) a mark unchanged for the
+ * timeout is fatal; otherwise the wait probes the off-node peers. */
+struct shmemi_ofi_stall {
+    uint64_t since_ms; /* 0: not started */
+    uint64_t mark;
+};
+void shmemi_ofi_stall_check(struct shmemi_ofi_stall *st, uint64_t mark, int pe, const char *routine);
+const char *shmemi_ofi_host(int pe);
+/* The routine and peer of this thread's last post: wait loops that
+ * know neither name them. */
+extern _Thread_local const char *shmemi_ofi_last_routine;
+extern _Thread_local int shmemi_ofi_last_pe;
 
 /* ofi_ctx.c: the endpoint serving a context (created on first use). */
 struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx);
@@ -131,8 +150,13 @@ static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *k
 #define SHMEMI_OFI_RETRY(call, what, pe, routine)                                               \
     do {                                                                                        \
         ssize_t rc_;                                                                            \
-        while ((rc_ = (call)) == -FI_EAGAIN)                                                    \
+        struct shmemi_ofi_stall st_ = {0, 0};                                                   \
+        shmemi_ofi_last_routine = (routine);                                                    \
+        shmemi_ofi_last_pe = (pe);                                                              \
+        while ((rc_ = (call)) == -FI_EAGAIN) {                                                  \
             shmemi_ofi_progress();                                                              \
+            shmemi_ofi_stall_check(&st_, 0, (pe), (routine));                                   \
+        }                                                                                       \
         if (rc_)                                                                                \
             shmemi_ofi_fail(routine, what, pe, rc_);                                            \
     } while (0)

@@ -19,6 +19,16 @@
  * Only the 64-bit unsigned cswap and write must be native for that; if
  * even they are missing, an AMO on a lacking type fails with a message
  * (never the start-up).
+ *
+ * Non-fetching AMOs on a native type do not wait: they are counted as
+ * issued and completed by quiet (or by a later get / fetching AMO of the
+ * endpoint). Normally fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE) on
+ * the write counter: the operand is free on return, and the counter moves
+ * once the target has applied it. On libfabric's shm provider that
+ * corrupts the provider (bench/ofi_amo_repro.c: a delivery-complete
+ * non-fetching atomic returns its inject buffer to the pool twice), so
+ * there they are fetching atomics into a discarded word, on the read
+ * counter: the same single message, a path that frees the buffer once.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -70,6 +80,11 @@ static int type_complete(enum fi_datatype dt, int is_float)
     return 1;
 }
 
+/* shm: non-fetching AMOs travel as fetches (see the top of the file). */
+static int nf_as_fetch;
+/* Their results: written by the provider, never read. */
+static uint64_t discard;
+
 void shmemi_ofi_amo_query(void)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
@@ -77,6 +92,7 @@ void shmemi_ofi_amo_query(void)
     for (int i = 0; i < DT_N; i++)
         o->amo_native[i] = !shmemi_settings.ofi_soft_amo && type_complete(fi_type[i], i >= DT_F32);
     o->lock_capable = valid(2, FI_UINT64, FI_CSWAP) && valid(0, FI_UINT64, FI_ATOMIC_WRITE);
+    nf_as_fetch = strcmp(o->info->fabric_attr->prov_name, "shm") == 0;
 }
 
 const char *shmemi_ofi_amo_summary(void)
@@ -88,7 +104,8 @@ const char *shmemi_ofi_amo_summary(void)
     for (int i = 0; i < DT_N; i++)
         soft += !shmemi_ofi.amo_native[i];
     if (!soft)
-        return "provider atomics for every type";
+        return nf_as_fetch ? "provider atomics for every type, non-fetching ones left to quiet as fetches (shm)"
+                           : "provider atomics for every type, non-fetching ones left to quiet";
     n += (size_t)snprintf(buf + n, sizeof buf - n, "locked software path for");
     for (int i = 0; i < DT_N && n < sizeof buf; i++)
         if (!shmemi_ofi.amo_native[i])
@@ -116,14 +133,15 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
 
     if (op == SHMEMI_AMO_FETCH)
         value = &zero; /* ignored by FI_ATOMIC_READ, but must be readable */
-    /* Non-fetching AMOs also fetch (into scratch) and complete before
-     * return. fi_inject_atomic may count complete once buffered (so quiet
-     * would not mean delivered), and libfabric 1.17's shm loses values
-     * or crashes both on fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE)
-     * and on fi_atomic from an operand copy left in flight until quiet
-     * (docs/design.md, "Non-fetching AMOs"). */
+    /* Only the locked path's unlock gets here without a result. */
     if (!fetch)
         fetch = &scratch;
+    /* A PE reads back what it wrote, as a get does (ofi_rma.c): pending
+     * puts and non-fetching AMOs of this endpoint complete first. (On shm
+     * those AMOs are on the read counter, awaited below: the target
+     * applies one endpoint's atomics in order.) */
+    if (!shmemi_ofi_caught_up(e->wcntr, &e->w_issued))
+        shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, pe, routine);
     if (op == SHMEMI_AMO_CSWAP)
         SHMEMI_OFI_POST(&e->r_issued, fi_compare_atomic(e->ep, value, 1, NULL, cond, NULL, fetch, NULL, to, raddr,
                                                         key, dt, fop, NULL),
@@ -133,6 +151,41 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
                         fi_fetch_atomic(e->ep, value, 1, NULL, fetch, NULL, to, raddr, key, dt, fop, NULL),
                         "fi_fetch_atomic", pe, routine);
     shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
+}
+
+/* A non-fetching AMO left in flight: counted now, completed by quiet. */
+static void native_nbi(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
+                       enum fi_datatype dt, const void *value, const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+    fi_addr_t to = o->addr[pe];
+    enum fi_op fop = fi_op_of[op];
+
+    if (nf_as_fetch) {
+        /* shm copies the operand into its inject buffer at the post, so
+         * the caller's operand may go. The mark tells gets to complete
+         * it first (a get may bypass the target's queue: ofi_rma.c). */
+        uint64_t n, m;
+        SHMEMI_OFI_POST(&e->r_issued,
+                        fi_fetch_atomic(e->ep, value, 1, NULL, &discard, NULL, to, raddr, key, dt, fop, NULL),
+                        "fi_fetch_atomic", pe, routine);
+        n = __atomic_load_n(&e->r_issued, __ATOMIC_SEQ_CST);
+        m = __atomic_load_n(&e->r_amo_mark, __ATOMIC_RELAXED);
+        while (m < n && !__atomic_compare_exchange_n(&e->r_amo_mark, &m, n, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            ;
+        return;
+    }
+    {
+        struct fi_ioc ioc = {.addr = (void *)value, .count = 1};
+        struct fi_rma_ioc rma = {.addr = raddr, .count = 1, .key = key};
+        struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = to, .rma_iov = &rma,
+                                    .rma_iov_count = 1, .datatype = dt, .op = fop};
+        /* Delivery complete asked for explicitly: the counter then means
+         * "applied at the target" whatever the provider does for inject. */
+        SHMEMI_OFI_POST(&e->w_issued, fi_atomicmsg(e->ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE),
+                        "fi_atomicmsg(FI_INJECT)", pe, routine);
+    }
 }
 
 /* ---- the locked software path ---- */
@@ -205,7 +258,9 @@ void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum s
 {
     int i = dt_index(dtype);
 
-    if (shmemi_ofi.amo_native[i])
+    if (shmemi_ofi.amo_native[i] && !fetch)
+        native_nbi(e, pe, seg, off, op, fi_type[i], value, routine);
+    else if (shmemi_ofi.amo_native[i])
         native(e, pe, seg, off, op, fi_type[i], value, cond, fetch, routine);
     else
         locked(e, pe, seg, off, op, dtype, value, cond, fetch, routine);

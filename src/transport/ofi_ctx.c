@@ -3,8 +3,9 @@
  * path. Every created context gets its own RDM endpoint with its own
  * counters, so one context's quiet never waits for another's traffic.
  * The endpoint is taken on the context's first network operation and
- * found again by the context's address (a short table, searched without
- * locks: entries are published once and never move). A destroyed context
+ * kept in the context itself (ctx->tp_state), so later operations find it
+ * with one load; the table below only records which context holds which
+ * endpoint, for reuse and release. A destroyed context
  * gives its endpoint back, quiesced, and the next context to need one
  * takes it: a program that creates and destroys contexts in a loop keeps
  * as many endpoints as it has contexts alive at once (each costs the
@@ -55,11 +56,14 @@ struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx)
 
     if (ctx == SHMEM_CTX_DEFAULT || !ctx)
         return &shmemi_ofi.main;
-    n = __atomic_load_n(&n_table, __ATOMIC_ACQUIRE);
-    if ((e = lookup(ctx, n)))
+    if ((e = __atomic_load_n(&ctx->tp_state, __ATOMIC_ACQUIRE)))
         return e;
-    if (__atomic_load_n(&exhausted, __ATOMIC_RELAXED))
+    /* A context that starts on the shared endpoint stays there: its
+     * quiet must keep covering what it issued there. */
+    if (__atomic_load_n(&exhausted, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&ctx->tp_state, &shmemi_ofi.main, __ATOMIC_RELEASE);
         return &shmemi_ofi.main;
+    }
 
     /* First use: creation is rare, so a mutex is fine here. A free
      * endpoint is quiesced; it takes the new context's options. */
@@ -86,6 +90,7 @@ struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx)
         __atomic_store_n(&exhausted, 1, __ATOMIC_RELAXED);
         e = &shmemi_ofi.main;
     }
+    __atomic_store_n(&ctx->tp_state, e, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&table_lock);
     return e;
 }
@@ -107,6 +112,8 @@ void shmemi_ofi_ctx_retired(shmem_ctx_t ctx)
     int n = __atomic_load_n(&n_table, __ATOMIC_ACQUIRE);
 
     pthread_mutex_lock(&table_lock);
+    if (ctx != SHMEM_CTX_DEFAULT && ctx)
+        __atomic_store_n(&ctx->tp_state, NULL, __ATOMIC_RELEASE);
     for (int i = 0; i < n; i++)
         if (table[i]->ctx == ctx) {
             __atomic_store_n(&table[i]->ctx, NULL, __ATOMIC_RELEASE);

@@ -7,7 +7,8 @@
  *  - a larger put is zero-copy; the blocking form waits for the
  *    endpoint's writes to complete, the nbi form leaves it to quiet;
  *  - a get waits for the endpoint's reads (nbi: left to quiet); it first
- *    completes the endpoint's writes, so a PE reads back what it put;
+ *    completes the endpoint's writes and non-fetching AMOs, so a PE reads
+ *    back what it put;
  *  - fence is free when the provider orders RMA and atomic writes with
  *    each other, and a quiet of the context otherwise;
  *  - quiet waits until both counters reach the issued counts. Operations
@@ -61,9 +62,17 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
 {
     struct shmemi_ofi *o = &shmemi_ofi;
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+    uint64_t amo_mark = __atomic_load_n(&e->r_amo_mark, __ATOMIC_ACQUIRE);
 
     if (!shmemi_ofi_caught_up(e->wcntr, &e->w_issued))
         wait_writes(e, pe, routine);
+    if (amo_mark) {
+        /* Non-fetching AMOs in flight on the read counter (shm, whose
+         * reads may go straight to the peer's memory, past its queue):
+         * complete them, then clear the mark unless a newer AMO set it. */
+        wait_reads(e, pe, routine);
+        __atomic_compare_exchange_n(&e->r_amo_mark, &amo_mark, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+    }
     SHMEMI_OFI_POST(&e->r_issued, fi_read(e->ep, dst, n, NULL, o->addr[pe], raddr, key, NULL), "fi_read", pe,
                     routine);
     if (!nbi)
@@ -129,7 +138,7 @@ static void ofi_ctx_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off,
 
 /* Fetching AMOs complete before return even in their nbi form: the
  * operand may live on the caller's stack, and fi_fetch_atomic cannot
- * inject it. Non-fetching AMOs complete before return too (ofi_amo.c). */
+ * inject it. Non-fetching AMOs are left to quiet (ofi_amo.c). */
 static void ofi_ctx_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
                         const void *value, const void *cond, void *fetch, int nbi, const char *routine)
 {
