@@ -74,46 +74,46 @@ def run(spec, outdir, file=""):
     return subprocess.run(GEN + ["--spec", spec, *what, outdir], capture_output=True, text=True)
 
 
+def broken_copy(tree, copy, file, old, new):
+    """tree copied to copy with the first `old` in file replaced; None if absent."""
+    shutil.copytree(tree, copy)
+    path = os.path.join(copy, file)
+    text = open(path).read()
+    if old not in text:
+        return None
+    open(path, "w").write(text.replace(old, new, 1))
+    return copy
+
+
+def verdict(label, res, want):
+    """want None: the generator must succeed; else fail with `want` in its message."""
+    ok = res.returncode == 0 if want is None else res.returncode != 0 and want in res.stderr
+    print(f"{'ok  ' if ok else 'FAIL'} {label}: {want or 'unchanged table generates'}")
+    if not ok:
+        print("     got:", res.returncode, res.stderr.strip()[-300:])
+    return ok
+
+
 def main():
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for i, (file, old, new, want) in enumerate(CASES):
-            spec = os.path.join(tmp, f"spec{i}")
-            shutil.copytree(os.path.join(SRC, "spec"), spec)
-            path = os.path.join(spec, file)
-            text = open(path).read()
-            if old not in text:
+            spec = broken_copy(os.path.join(SRC, "spec"), os.path.join(tmp, f"spec{i}"), file, old, new)
+            if spec is None:
                 print(f"case {i}: {file} no longer contains {old!r}; update the case")
                 failed += 1
                 continue
-            open(path, "w").write(text.replace(old, new, 1))
-            res = run(spec, os.path.join(tmp, f"out{i}"), file)
-            if want is None:
-                ok = res.returncode == 0
-            else:
-                ok = res.returncode != 0 and want in res.stderr
-            print(f"{'ok  ' if ok else 'FAIL'} case {i}: {want or 'unchanged table generates'}")
-            if not ok:
-                print("     got:", res.returncode, res.stderr.strip()[-300:])
-                failed += 1
+            failed += not verdict(f"case {i}", run(spec, os.path.join(tmp, f"out{i}"), file), want)
         for i, (tpl, old, new, want) in enumerate(TEMPLATE_CASES):
-            tdir = os.path.join(tmp, f"templates{i}")
-            shutil.copytree(os.path.join(SRC, "templates"), tdir)
-            path = os.path.join(tdir, tpl)
-            text = open(path).read()
-            if old not in text:
+            tdir = broken_copy(os.path.join(SRC, "templates"), os.path.join(tmp, f"templates{i}"), tpl, old, new)
+            if tdir is None:
                 print(f"template case {i}: {tpl} no longer contains {old!r}; update the case")
                 failed += 1
                 continue
-            open(path, "w").write(text.replace(old, new, 1))
             what = ["--fortran-sizes", FORTRAN_SIZES, "fortran-tests"] if tpl.startswith("fortran/") else ["tests"]
             res = subprocess.run([sys.executable, GEN[1], "--templates", tdir, "--spec", os.path.join(SRC, "spec"),
                                   *what, os.path.join(tmp, f"tout{i}")], capture_output=True, text=True)
-            ok = res.returncode != 0 and want in res.stderr
-            print(f"{'ok  ' if ok else 'FAIL'} template case {i}: {want}")
-            if not ok:
-                print("     got:", res.returncode, res.stderr.strip()[-300:])
-                failed += 1
+            failed += not verdict(f"template case {i}", res, want)
         # Every generated launch names the line that proves values were checked.
         tests = os.path.join(tmp, "tests")
         res = subprocess.run(GEN + ["--spec", os.path.join(SRC, "spec"), "tests", tests],

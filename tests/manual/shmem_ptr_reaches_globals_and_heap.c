@@ -1,14 +1,17 @@
-/* All PEs of these tests share one node, so shmem_ptr must give a direct
- * load/store pointer to a global (static storage) array and to a heap array
- * on every PE -- unless SHMEM_VIRTUAL_NODES splits the node: then PEs of
- * other (virtual) nodes give NULL and are written with puts instead.  Stores through those pointers are seen by the owner after a
- * barrier; loads see the owner's values.  A stack (non-symmetric) address
+/* shmem_ptr must give a direct load/store pointer to a global (static
+ * storage) array and to a heap array of every PE on this PE's node -- the
+ * PEs with the same host name (tests/multihost runs PEs on two hosts),
+ * narrowed by SHMEM_VIRTUAL_NODES, and only this PE under
+ * SHMEM_TRANSPORT=ofi -- and NULL for any other PE, which is written with
+ * puts instead.  Stores through those pointers are seen by the owner after
+ * a barrier; loads see the owner's values.  A stack (non-symmetric) address
  * gives NULL, and shmem_addr_accessible / shmem_pe_accessible agree. */
 #include "check.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LEN 256
 #define MAXPES 64
@@ -16,16 +19,22 @@
 int global_table[LEN];              /* .bss, external linkage */
 static long static_words[LEN] = {1}; /* .data, internal linkage */
 
+#define HOSTLEN 64
+static char hosts[MAXPES][HOSTLEN]; /* hosts[p]: PE p's host name */
+
 static int gval(int writer, int owner) { return writer * 1000 + owner; }
 
-/* PE p is in this PE's (virtual) node: SHMEM_VIRTUAL_NODES=K makes K
- * contiguous groups of PEs (PE p in group p*K/npes). */
+/* PE p is in this PE's (virtual) node: on the same host, and in the same
+ * group when SHMEM_VIRTUAL_NODES=K makes K contiguous groups of PEs (PE p
+ * in group p*K/npes). */
 static int same_node(int me, int p, int npes)
 {
     const char *v = getenv("SHMEM_VIRTUAL_NODES"), *path = getenv("SHMEM_TRANSPORT");
     long k = v ? atol(v) : 0;
     if (path && !strcmp(path, "ofi")) /* every peer through libfabric */
         return p == me;
+    if (strcmp(hosts[me], hosts[p]))
+        return 0;
     if (k <= 1)
         return 1;
     if (k > npes)
@@ -47,6 +56,12 @@ int main(void)
     CHECK(heap != NULL, "shmem_malloc returned NULL");
     if (!heap)
         shmem_global_exit(1);
+
+    /* Every PE's host name, by puts (they work whatever the path). */
+    if (gethostname(hosts[me], HOSTLEN - 1))
+        strcpy(hosts[me], "?");
+    for (int p = 0; p < npes; p++)
+        shmem_putmem(hosts[me], hosts[me], HOSTLEN, p);
 
     /* Owner's own values, for loads through the pointers. */
     for (int i = 0; i < LEN; i++)

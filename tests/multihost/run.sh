@@ -6,8 +6,8 @@
 #
 # Two "hosts", hostA and hostB: each a network namespace (joined by a veth
 # pair, 10.77.0.1/24 and 10.77.0.2/24, nothing routed outward) with its own
-# hostname (UTS namespace), its own /dev/shm and /tmp (a mount namespace
-# with tmpfs mounts) and an /etc/hosts naming both. Open MPI's mpirun runs
+# hostname (UTS namespace), its own /dev/shm (a mount namespace with a
+# tmpfs mount), its own TMPDIR and an /etc/hosts naming both. Open MPI's mpirun runs
 # on hostA with -H hostA:2,hostB:2 and an rsh agent that enters hostB, so
 # PMIx reports two nodes: shared memory inside each, libfabric tcp between.
 #
@@ -52,12 +52,11 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 # minutes: every path kind (RMA, strided, signals, AMOs, waits, locks,
 # contexts, teams, each collective family) at 4 PEs (2+2), some at 3 (2+1),
 # and the manual tests that exercise remote peers and faults (not the
-# threaded AMO soak: the slowest by far across hosts). Left out:
-# manual/shmem_ptr_reaches_globals_and_heap, which expects every PE on one
-# node (shmem_ptr is NULL for a peer on another host, as it must be).
+# threaded AMO soak: the slowest by far across hosts), and shmem_ptr, which
+# must be NULL exactly for the PEs on the other host.
 gen4='put|get|put_nbi|iput|p|g|put_signal|atomic_fetch_add|atomic_compare_swap|atomic_fetch_nbi|atomic_swap|signal_ops|wait_until_any|test_some|barrier|broadcast|collect|fcollect|alltoall|sum_reduce|max_to_all|sum_inscan|teams|contexts|locks|order|memory'
 gen3='put|atomic_fetch_add|barrier|sum_reduce|broadcast_as|collect_as'
-man4='fence_orders_puts_to_one_pe|target_computing_still_serves_peers|globals_are_symmetric_for_rma|contended_amos_give_exact_totals|contexts_isolate_and_complete|mixed_operations_soak|bounced_puts_free_the_source_and_complete_at_quiet|active_set_calls_run_back_to_back|team_destroy_with_live_contexts'
+man4='fence_orders_puts_to_one_pe|shmem_ptr_reaches_globals_and_heap|target_computing_still_serves_peers|globals_are_symmetric_for_rma|contended_amos_give_exact_totals|contexts_isolate_and_complete|mixed_operations_soak|bounced_puts_free_the_source_and_complete_at_quiet|active_set_calls_run_back_to_back|team_destroy_with_live_contexts'
 man3='locks_give_mutual_exclusion|wait_and_test_families|heap_allocations_are_symmetric|global_exit_ends_all_pes|pe_fault_ends_job (kill|segv) barrier|teams_split_and_destroyed_in_a_loop|bad_pe_is_reported'
 default_filter="^(($gen4) np=4|($gen3) np=3|manual/($man4) np=4|manual/($man3) np=3)( |\$)"
 [ -n "$suite_filter" ] || suite_filter=$default_filter
@@ -109,7 +108,8 @@ done
 
 # ---- set up ----
 work=$(mktemp -d /run/shoal-multihost.XXXXXX) || { say "cannot create a work directory"; exit 1; }
-mkdir -p "$work/shmA" "$work/shmB"
+mkdir -p "$work/shmA" "$work/shmB" "$work/tmpA" "$work/tmpB"
+chmod 1777 "$work/tmpA" "$work/tmpB"
 # Each host's /dev/shm, mounted here so that both can be inspected from
 # outside (the runner on hostA sees only hostA's).
 mount -t tmpfs -o mode=1777,size=512m shoal-shmA "$work/shmA" &&
@@ -129,7 +129,7 @@ done
 start_host() {
     local ns=$1 name=$2 shm=$3
     ip netns exec "$ns" unshare --uts --mount --propagation private -- bash -c "
-        hostname $name && mount --bind '$shm' /dev/shm && mount -t tmpfs -o mode=1777 shoal-tmp /tmp &&
+        hostname $name && mount --bind '$shm' /dev/shm &&
         mount --bind '$work/hosts' /etc/hosts && touch '$work/$name.ready' && exec sleep infinity" \
         </dev/null >/dev/null 2>"$work/$name.err" &
     echo $!
@@ -144,10 +144,15 @@ if ! [ -e "$work/hostA.ready" ] || ! [ -e "$work/hostB.ready" ]; then
     say "cannot set up the hosts: $(cat "$work"/host*.err)"
     exit 1
 fi
+# Each host's TMPDIR is its own (Open MPI's and PMIx's session files, and
+# oshrun's cleanup directory), without hiding /tmp, where the checkout and
+# the build may live.
 on_host() { # on_host PID command...
-    local pid=$1
+    local pid=$1 dir
     shift
-    nsenter -t "$pid" -n -u -m -- "$@"
+    dir=$work/tmpA
+    [ "$pid" = "$pidb" ] && dir=$work/tmpB
+    nsenter -t "$pid" -n -u -m -- env TMPDIR="$dir" "$@"
 }
 
 # Open MPI's rsh agent: "agent HOST COMMAND..." runs COMMAND on HOST.
@@ -156,11 +161,11 @@ cat >"$work/agent" <<EOF
 host=\$1
 shift
 case "\$host" in
-    hostA) pid=$pida ;;
-    hostB) pid=$pidb ;;
+    hostA) pid=$pida; tmp=$work/tmpA ;;
+    hostB) pid=$pidb; tmp=$work/tmpB ;;
     *) echo "multihost agent: unknown host \$host" >&2; exit 255 ;;
 esac
-exec nsenter -t "\$pid" -n -u -m -- /bin/sh -c "\$*"
+exec nsenter -t "\$pid" -n -u -m -- env TMPDIR="\$tmp" /bin/sh -c "\$*"
 EOF
 chmod +x "$work/agent"
 launcher="mpirun -H hostA:2,hostB:2 --mca plm_rsh_agent $work/agent"
