@@ -20,15 +20,16 @@
  * even they are missing, an AMO on a lacking type fails with a message
  * (never the start-up).
  *
- * Non-fetching AMOs on a native type do not wait: they are counted as
- * issued and completed by quiet (or by a later get / fetching AMO of the
- * endpoint). Normally fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE) on
- * the write counter: the operand is free on return, and the counter moves
- * once the target has applied it. On libfabric's shm provider that
- * corrupts the provider (bench/ofi_amo_repro.c: a delivery-complete
- * non-fetching atomic returns its inject buffer to the pool twice), so
- * there they are fetching atomics into a discarded word, on the read
- * counter: the same single message, a path that frees the buffer once.
+ * Non-fetching AMOs on a native type are round trips (fetched into
+ * scratch), except on libfabric's shm provider, where they do not wait:
+ * counted as issued and completed by quiet (or by a later get / fetching
+ * AMO of the endpoint), sent as fetching atomics into a discarded word on
+ * the read counter. Not as non-fetching ones: on shm a delivery-complete
+ * non-fetching atomic returns its inject buffer to the pool twice and
+ * corrupts the provider (bench/ofi_amo_repro.c). Elsewhere pipelining
+ * (fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE) on the write counter)
+ * gained nothing measurable on tcp;ofi_rxm and once stalled a threaded
+ * test for 30 s under ThreadSanitizer, so it is left out (docs/design.md).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -80,8 +81,8 @@ static int type_complete(enum fi_datatype dt, int is_float)
     return 1;
 }
 
-/* shm: non-fetching AMOs travel as fetches (see the top of the file). */
-static int nf_as_fetch;
+/* Non-fetching AMOs left to quiet, as fetches (shm only: see the top). */
+static int nf_pipelined;
 /* Their results: written by the provider, never read. */
 static uint64_t discard;
 
@@ -92,7 +93,7 @@ void shmemi_ofi_amo_query(void)
     for (int i = 0; i < DT_N; i++)
         o->amo_native[i] = !shmemi_settings.ofi_soft_amo && type_complete(fi_type[i], i >= DT_F32);
     o->lock_capable = valid(2, FI_UINT64, FI_CSWAP) && valid(0, FI_UINT64, FI_ATOMIC_WRITE);
-    nf_as_fetch = strcmp(o->info->fabric_attr->prov_name, "shm") == 0;
+    nf_pipelined = strcmp(o->info->fabric_attr->prov_name, "shm") == 0;
 }
 
 const char *shmemi_ofi_amo_summary(void)
@@ -104,8 +105,8 @@ const char *shmemi_ofi_amo_summary(void)
     for (int i = 0; i < DT_N; i++)
         soft += !shmemi_ofi.amo_native[i];
     if (!soft)
-        return nf_as_fetch ? "provider atomics for every type, non-fetching ones left to quiet as fetches (shm)"
-                           : "provider atomics for every type, non-fetching ones left to quiet";
+        return nf_pipelined ? "provider atomics for every type, non-fetching ones left to quiet as fetches (shm)"
+                            : "provider atomics for every type, non-fetching ones round trips";
     n += (size_t)snprintf(buf + n, sizeof buf - n, "locked software path for");
     for (int i = 0; i < DT_N && n < sizeof buf; i++)
         if (!shmemi_ofi.amo_native[i])
@@ -133,7 +134,7 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
 
     if (op == SHMEMI_AMO_FETCH)
         value = &zero; /* ignored by FI_ATOMIC_READ, but must be readable */
-    /* Only the locked path's unlock gets here without a result. */
+    /* Non-fetching: fetched into scratch, complete on return. */
     if (!fetch)
         fetch = &scratch;
     /* A PE reads back what it wrote, as a get does (ofi_rma.c): pending
@@ -153,7 +154,7 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
     shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
 }
 
-/* A non-fetching AMO left in flight: counted now, completed by quiet. */
+/* A non-fetching AMO left in flight (shm): counted now, completed by quiet. */
 static void native_nbi(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
                        enum fi_datatype dt, const void *value, const char *routine)
 {
@@ -162,30 +163,16 @@ static void native_nbi(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enu
     fi_addr_t to = o->addr[pe];
     enum fi_op fop = fi_op_of[op];
 
-    if (nf_as_fetch) {
-        /* shm copies the operand into its inject buffer at the post, so
-         * the caller's operand may go. The mark tells gets to complete
-         * it first (a get may bypass the target's queue: ofi_rma.c). */
-        uint64_t n, m;
-        SHMEMI_OFI_POST(&e->r_issued,
-                        fi_fetch_atomic(e->ep, value, 1, NULL, &discard, NULL, to, raddr, key, dt, fop, NULL),
-                        "fi_fetch_atomic", pe, routine);
-        n = __atomic_load_n(&e->r_issued, __ATOMIC_SEQ_CST);
-        m = __atomic_load_n(&e->r_amo_mark, __ATOMIC_RELAXED);
-        while (m < n && !__atomic_compare_exchange_n(&e->r_amo_mark, &m, n, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-            ;
-        return;
-    }
-    {
-        struct fi_ioc ioc = {.addr = (void *)value, .count = 1};
-        struct fi_rma_ioc rma = {.addr = raddr, .count = 1, .key = key};
-        struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = to, .rma_iov = &rma,
-                                    .rma_iov_count = 1, .datatype = dt, .op = fop};
-        /* Delivery complete asked for explicitly: the counter then means
-         * "applied at the target" whatever the provider does for inject. */
-        SHMEMI_OFI_POST(&e->w_issued, fi_atomicmsg(e->ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE),
-                        "fi_atomicmsg(FI_INJECT)", pe, routine);
-    }
+    /* shm copies the operand into its inject buffer at the post, so the
+     * caller's operand may go. The mark tells gets to complete it first
+     * (a get may bypass the target's queue: ofi_rma.c). */
+    uint64_t n, m;
+    SHMEMI_OFI_POST(&e->r_issued, fi_fetch_atomic(e->ep, value, 1, NULL, &discard, NULL, to, raddr, key, dt, fop, NULL),
+                    "fi_fetch_atomic", pe, routine);
+    n = __atomic_load_n(&e->r_issued, __ATOMIC_SEQ_CST);
+    m = __atomic_load_n(&e->r_amo_mark, __ATOMIC_RELAXED);
+    while (m < n && !__atomic_compare_exchange_n(&e->r_amo_mark, &m, n, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        ;
 }
 
 /* ---- the locked software path ---- */
@@ -258,7 +245,7 @@ void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum s
 {
     int i = dt_index(dtype);
 
-    if (shmemi_ofi.amo_native[i] && !fetch)
+    if (shmemi_ofi.amo_native[i] && !fetch && nf_pipelined)
         native_nbi(e, pe, seg, off, op, fi_type[i], value, routine);
     else if (shmemi_ofi.amo_native[i])
         native(e, pe, seg, off, op, fi_type[i], value, cond, fetch, routine);
