@@ -704,6 +704,27 @@ static int atomic_ok(int fetching, enum fi_op op)
     return rc == 0 && count >= 1;
 }
 
+/* One row of adds to the peer's word: emitted only if the word ends with
+ * exactly the adds made (a provider that loses updates gets a skip line). */
+static void timed_adds(struct op *o, const struct bench_args *a, const char *row, void (*batch)(void *, long),
+                       const char *method)
+{
+    double ns;
+    uint64_t got;
+
+    o->expect = read_word();
+    ns = bench_time_local(batch, o, a->budget_ns);
+    got = read_word();
+    if (got != o->expect) {
+        char why[160];
+        snprintf(why, sizeof why, "%s lost updates: word is %llu after %llu adds", row,
+                 (unsigned long long)got, (unsigned long long)o->expect);
+        skip(row, why);
+        return;
+    }
+    emit(row, 8, "lat_ns", ns, method);
+}
+
 static int initiator_main(const struct bench_args *a, size_t max, int window, long cores)
 {
     struct card mine, peer;
@@ -790,38 +811,15 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
     if (!atomic_ok(0, FI_SUM)) {
         skip("add", "provider has no FI_SUM on FI_UINT64");
     } else {
-        double ns;
-        uint64_t got;
-
         /* Pipelined first: on shm, the delivery-complete non-fetching
          * adds of the next row return inject buffers twice, after which
          * pipelined operations share buffers (bench/ofi_amo_repro.c). */
-        o.expect = read_word();
-        ns = bench_time_local(add_nq_batch, &o, a->budget_ns);
-        got = read_word();
-        if (got != o.expect) {
-            char why[160];
-            snprintf(why, sizeof why, "pipelined adds lost updates: word is %llu after %llu adds",
-                     (unsigned long long)got, (unsigned long long)o.expect);
-            skip("add_nq", why);
-        } else {
-            emit("add_nq", 8, "lat_ns", ns,
-                 strcmp(F.info->fabric_attr->prov_name, "shm")
-                     ? "\"method\":\"fi_atomicmsg(FI_INJECT|FI_DELIVERY_COMPLETE) back to back\""
-                     : "\"method\":\"fi_fetch_atomic into a discarded word, back to back\"");
-        }
+        timed_adds(&o, a, "add_nq", add_nq_batch,
+                   strcmp(F.info->fabric_attr->prov_name, "shm")
+                       ? "\"method\":\"fi_atomicmsg(FI_INJECT|FI_DELIVERY_COMPLETE) back to back\""
+                       : "\"method\":\"fi_fetch_atomic into a discarded word, back to back\"");
         heartbeat();
-        o.expect = read_word();
-        ns = bench_time_local(add_batch, &o, a->budget_ns);
-        got = read_word();
-        if (got != o.expect) {
-            char why[160];
-            snprintf(why, sizeof why, "fi_atomic(FI_SUM) lost updates: word is %llu after %llu adds",
-                     (unsigned long long)got, (unsigned long long)o.expect);
-            skip("add", why);
-        } else {
-            emit("add", 8, "lat_ns", ns, "\"method\":\"fi_atomic(FI_SUM,FI_UINT64)\"");
-        }
+        timed_adds(&o, a, "add", add_batch, "\"method\":\"fi_atomic(FI_SUM,FI_UINT64)\"");
     }
 
     o.size = BW_SIZE;
