@@ -30,8 +30,8 @@ struct shmemi_ofi_bounce {
     pthread_mutex_t lock; /* not taken for a PRIVATE context's endpoint */
 };
 
-/* One endpoint with its completion tracking. Writes (puts, non-fetching
- * AMOs) complete on wcntr, reads (gets, fetching AMOs) on rcntr; the
+/* One endpoint with its completion tracking. Writes (puts) complete on
+ * wcntr, reads (gets, AMOs: non-fetching ones fetch too) on rcntr; the
  * issued counts are atomics because shared contexts (and the default
  * one) may be used by several threads; FI_THREAD_SAFE covers the calls. */
 struct shmemi_ofi_ep {

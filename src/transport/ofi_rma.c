@@ -138,7 +138,8 @@ static void ofi_ctx_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off,
 
 /* Fetching AMOs complete before return even in their nbi form: the
  * operand may live on the caller's stack, and fi_fetch_atomic cannot
- * inject it. Non-fetching AMOs are left to quiet (ofi_amo.c). */
+ * inject it. Non-fetching AMOs are round trips, except on shm, where they
+ * are left to quiet (ofi_amo.c). */
 static void ofi_ctx_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
                         const void *value, const void *cond, void *fetch, int nbi, const char *routine)
 {
