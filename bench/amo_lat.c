@@ -3,7 +3,9 @@
  * (2 PEs). `long` for the standard and extended AMOs, `unsigned long` for
  * the bitwise ones (the types every 1.4 implementation provides). Non-fetching
  * AMOs are timed with a shmem_quiet after each, so every row is a completed
- * operation; the *_nq rows show the issue cost alone.
+ * operation; the *_nq rows show the issue cost alone (back to back, one
+ * quiet at the end: what OSU's atomic benchmarks time). add_int and
+ * add_int_nq are the same on an `int` word.
  * In these rows PE 1 is idle, so after the first operation the word's cache
  * line stays with PE 0's core. fetch_add_roundtrip makes the line move on
  * every operation: PE 0 and PE 1 take turns incrementing one word on PE 1,
@@ -17,6 +19,7 @@
 static long *lw;              /* symmetric */
 static long turn;             /* next value this PE waits for */
 static unsigned long *uw;     /* symmetric */
+static int *iw;               /* symmetric */
 static volatile long lsink;
 static volatile unsigned long usink;
 
@@ -63,6 +66,8 @@ NONFETCHING(or_, shmem_ulong_atomic_or(uw, 1UL, 1))
 NONFETCHING(xor_, shmem_ulong_atomic_xor(uw, 1UL, 1))
 NONFETCHING_NQ(add_nq, shmem_long_atomic_add(lw, 1, 1))
 NONFETCHING_NQ(inc_nq, shmem_long_atomic_inc(lw, 1))
+NONFETCHING(add_int, shmem_int_atomic_add(iw, 1, 1))
+NONFETCHING_NQ(add_int_nq, shmem_int_atomic_add(iw, 1, 1))
 
 static const struct {
     const char *op;
@@ -73,7 +78,7 @@ static const struct {
     {"add", add},             {"inc", inc},             {"fetch_and", fetch_and},
     {"fetch_or", fetch_or},   {"fetch_xor", fetch_xor}, {"and", and_},
     {"or", or_},              {"xor", xor_},            {"add_nq", add_nq},
-    {"inc_nq", inc_nq},
+    {"inc_nq", inc_nq},       {"add_int", add_int},     {"add_int_nq", add_int_nq},
 };
 
 /* PE 0 waits for even values, PE 1 for odd ones; the word lives on PE 1. */
@@ -105,7 +110,8 @@ int main(int argc, char **argv)
     }
     lw = shmem_calloc(1, sizeof *lw);
     uw = shmem_calloc(1, sizeof *uw);
-    if (!lw || !uw) {
+    iw = shmem_calloc(1, sizeof *iw);
+    if (!lw || !uw || !iw) {
         fprintf(stderr, "amo_lat: symmetric allocation failed\n");
         shmem_global_exit(1);
     }
@@ -135,6 +141,7 @@ int main(int argc, char **argv)
     }
     shmem_barrier_all();
     (void)usink;
+    shmem_free(iw);
     shmem_free(uw);
     shmem_free(lw);
     shmem_finalize();

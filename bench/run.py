@@ -3,7 +3,7 @@
 
     python3 bench/run.py [BUILD_DIR] [--quick] [--reps N] [--out DIR]
                          [--shoal-build DIR] [--mode shm,ofi-tcp,ofi-shm] [--no-peer]
-                         [--peer-prefix DIR]
+                         [--peer-prefix DIR [--peer-env K=V ...]] [--doc MD_FILE]
     python3 bench/run.py --replot RESULTS_JSON [--out DIR]
 
 * Builds the benchmark programs (bench/*.c) twice: against Shoal and against
@@ -42,6 +42,12 @@
   oshcc, launched with its oshrun under the same FI_PROVIDER (and
   SHMEM_TRANSPORT=ofi, which it may ignore), interleaved with Shoal's
   runs, and each ofi table gains its median [min-max] and Shoal / peer.
+  Before the runs, a 2-PE probe per ofi mode checks which provider it
+  really opened (SHMEM_DEBUG's "provider:" line, else libfabric's log).
+* The output starts with the rows of issue #15 per mode (Shoal, the peer,
+  raw libfabric or the hardware bound, and the three time ratios); --doc
+  MD_FILE writes the whole markdown report between '<!-- run.py begin -->'
+  and '<!-- run.py end -->' in MD_FILE and copies the plots to its perf/.
 
 Exit status: 0 unless something crashed or hung on the Shoal side (a build
 failure, a Shoal or bound program failing, in any mode that was not
@@ -234,12 +240,22 @@ class Library:
         return self.launch_prefix(npes) + (bind if self.bind else []) + argv
 
 
+def source_of(build):
+    """The source tree a meson build dir was configured from (REPO if unknown),
+    so a build of another checkout is compiled against its own headers."""
+    try:
+        with open(os.path.join(build, "meson-info", "meson-info.json")) as f:
+            return json.load(f)["directories"]["source"]
+    except (OSError, ValueError, KeyError):
+        return REPO
+
+
 def shoal_library(shoal_build):
     inc = os.path.join(shoal_build, "include")
     lib = os.path.join(shoal_build, "src")
     oshrun = os.path.join(lib, "tools", "oshrun")
     shoal = Library("shoal", [os.environ.get("CC", "cc")],
-                    ["-I", inc, "-I", os.path.join(REPO, "include")],
+                    ["-I", inc, "-I", os.path.join(source_of(shoal_build), "include")],
                     ["-L", lib, "-lshmem", f"-Wl,-rpath,{lib}"],
                     lambda n: [oshrun, "-n", str(n)])
     shoal.build = shoal_build
@@ -270,6 +286,52 @@ def prefix_library(prefix):
                   bind=ompi)
     lib.label = os.path.basename(os.path.normpath(prefix)) or prefix
     return lib, None
+
+
+def peer_provider(lib, mode, env, pdir, timeout):
+    """Which libfabric provider the --peer-prefix library really uses in an
+    ofi mode: a 2-PE add + barrier under the mode's environment with
+    SHMEM_DEBUG=1 (SOS then prints "OFI provider: tcp;ofi_rxm, ..."); if no
+    such line appears, again with libfabric's own log at info level (each
+    line names a provider). Returns (verdict, evidence), verdict one of
+    'confirmed', 'OTHER PROVIDER', 'not confirmed'."""
+    import re
+    src = os.path.join(pdir, "provider_probe.c")
+    with open(src, "w") as f:
+        f.write("#include <shmem.h>\nint main(void)\n{\n    static long x;\n    shmem_init();\n"
+                "    shmem_long_atomic_add(&x, 1, (shmem_my_pe() + 1) % shmem_n_pes());\n"
+                "    shmem_barrier_all();\n    shmem_finalize();\n    return 0;\n}\n")
+    st, out, err, _ = lib.compile(src, src[:-2])
+    if st != "ok":
+        return "not confirmed", f"probe build {st}"
+    want = OFI_MODES[mode]
+
+    def launch(extra):
+        return run(lib.launch(2, [src[:-2]]), timeout, env=with_env(with_env(os.environ, dict(env, **extra)), lib.env))
+
+    st, out, err, _ = launch({"SHMEM_DEBUG": "1"})
+    if st != "ok":
+        return "not confirmed", f"probe run {st}: {(err.strip().splitlines() or [''])[-1][:200]}"
+    named = sorted({m.group(1).rstrip(",") for m in re.finditer(r"provider:\s*(\S+)", out + err, re.I)})
+    source = "SHMEM_DEBUG"
+    if not named:
+        st, out, err, _ = launch({"FI_LOG_LEVEL": "info"})
+        # libfabric:PID:TIME:[DOMAIN]:PROVIDER:SUBSYS:function():line<info> ...
+        # Only lines past fi_getinfo's filtering (fi_fabric, endpoints) say
+        # what was opened; use the providers of "Opened fabric"-like lines
+        # if any, else every provider named.
+        for line in (out + err).splitlines():
+            parts = line.split(":")
+            if line.startswith("libfabric:") and len(parts) > 5:
+                prov = parts[4] or parts[3]
+                if prov and prov != "core":
+                    named.append(prov)
+        named = sorted(set(named))
+        source = "libfabric log"
+    if not named:
+        return "not confirmed", "no provider named by SHMEM_DEBUG or libfabric's log"
+    ok = all(want in n or n == "ofi_rxm" for n in named) and (want != "tcp" or any("rxm" in n for n in named))
+    return ("confirmed" if ok else "OTHER PROVIDER"), f"{source}: " + ", ".join(named)
 
 
 def find_shoal_build(args):
@@ -411,7 +473,7 @@ def bound_for(key, rtt, memcpy, rtt2=None):
 
 
 FETCHING_AMOS = {"fetch_add", "fetch_inc", "compare_swap", "swap", "fetch", "fetch_and", "fetch_or", "fetch_xor"}
-NONFETCHING_AMOS = {"add", "inc", "set", "and", "or", "xor"}  # each + shmem_quiet: a completed AMO
+NONFETCHING_AMOS = {"add", "inc", "set", "and", "or", "xor", "add_int"}  # each + shmem_quiet: a completed AMO
 
 
 def ofi_raw(agg, mode):
@@ -446,11 +508,14 @@ def ofi_bound_for(key, raw):
             return lat("fetch_add", 8), "raw fetch-add"
         if op in NONFETCHING_AMOS:
             return lat("add", 8), "raw add"
-        if op in ("add_nq", "inc_nq"):
+        if op in ("add_nq", "inc_nq", "add_int_nq"):
             return lat("add_nq", 8), "raw adds back to back"
         if op == "fetch_add_roundtrip" and lat("fetch_add", 8):
             # one iteration: this PE's fetch-add and the fetch that sees the peer's
             return 2 * lat("fetch_add", 8), "raw fetch-add×2"
+    if bench == "rma_bw" and metric == "rate_Mops" and op == "put_rate":
+        v = raw.get(("hw_ofi", "put_rate", 8, 2, "rate_Mops"))
+        return (v["median"] if v else None), "raw 8 B puts, windowed"
     if bench == "rma_bw" and metric == "bw_GBps":
         if op in ("put_bw", "put_nbi_bw"):
             return bw("put_bw", size), "raw put bw"
@@ -501,7 +566,8 @@ def row_name(key):
 
 OP_ORDER = ["p", "g", "p_roundtrip", "putmem", "getmem", "put_bw", "put_nbi_bw", "get_bw", "get_nbi_bw",
             "put_rate", "get_rate", "fetch_add", "fetch_inc", "compare_swap", "swap", "fetch", "fetch_and",
-            "fetch_or", "fetch_xor", "add", "inc", "set", "and", "or", "xor", "add_nq", "inc_nq",
+            "fetch_or", "fetch_xor", "add", "inc", "set", "and", "or", "xor", "add_int", "add_nq", "inc_nq",
+            "add_int_nq",
             "fetch_add_roundtrip", "barrier_all", "sync_all", "sync", "team_sync", "broadcast", "team_broadcast",
             "fcollect", "team_fcollect", "alltoall", "team_alltoall", "sum_reduce", "team_sum_reduce"]
 
@@ -731,7 +797,7 @@ def ofi_raw_lines(agg, mode, markdown=False):
     raw = ofi_raw(agg, mode)
     if not raw:
         return []
-    order = {"put": 0, "get": 1, "fetch_add": 2, "add": 3, "add_nq": 4, "put_bw": 5, "get_bw": 6}
+    order = {"put": 0, "get": 1, "fetch_add": 2, "add": 3, "add_nq": 4, "put_bw": 5, "get_bw": 6, "put_rate": 7}
     head = ["raw libfabric", "median [min–max]", "unit"]
     body = []
     for k in sorted(raw, key=lambda k: (order.get(k[1], 9), k[1], k[2])):
@@ -744,9 +810,76 @@ def ofi_raw_lines(agg, mode, markdown=False):
             for r in [head] + body]
 
 
+# ---------------------------------------------------------------- issue #15 rows
+
+# The rows issue #15 compares (OSU-style, 2 PEs): label, bench, op, size
+# (None: any), npes. Non-fetching adds are timed back to back with one
+# quiet at the end (as OSU's atomic benchmarks do), and also completed one
+# at a time; `long` stands for `long long` (both 64-bit on x86_64 Linux).
+KEY_ROWS = [
+    ("atomic add int, back to back + quiet", "amo_lat", "add_int_nq", None, 2),
+    ("atomic add long long, back to back + quiet", "amo_lat", "add_nq", None, 2),
+    ("atomic add long long + quiet each", "amo_lat", "add", None, 2),
+    ("put 8 B (putmem + quiet)", "rma_lat", "putmem", 8, 2),
+    ("get 8 B (getmem)", "rma_lat", "getmem", 8, 2),
+    ("fetch-add long long", "amo_lat", "fetch_add", None, 2),
+    ("barrier_all, 2 PEs", "coll", "barrier_all", None, 2),
+    ("message rate, 8 B put_nbi [Mop/s]", "rma_bw", "put_rate", 8, 2),
+]
+
+
+def time_ratio(a, b, higher_is_better):
+    """a / b as a ratio of time per operation (> 1: a is slower)."""
+    if a is None or b is None or not a or not b:
+        return None
+    return b / a if higher_is_better else a / b
+
+
+def key_rows(rows):
+    """KEY_ROWS picked out of build_table's rows: (label, row or None)."""
+    out = []
+    for label, bench, op, size, npes in KEY_ROWS:
+        r = next((r for r in rows if r["key"][0] == bench and r["key"][1] == op and
+                  (size is None or r["key"][2] == size) and r["key"][3] == npes), None)
+        out.append((label, r))
+    return out
+
+
+def key_lines(rows, peer_name, bound_name, markdown):
+    """The issue #15 rows of one mode: Shoal, the peer, the bound, and the
+    three ratios of time per operation (> 1: the first is slower)."""
+    peer_name = peer_name or "peer"
+    head = ["row", "Shoal", peer_name, bound_name, f"Shoal/{peer_name}", f"Shoal/{bound_name}",
+            f"{peer_name}/{bound_name}"]
+    body = []
+    for label, r in key_rows(rows):
+        if r is None:
+            body.append([label] + ["—"] * 6)
+            continue
+        hib = r["higher_is_better"]
+        s = r["shoal"]["median"] if r["shoal"] else None
+        p = r["peer"]["median"] if r["peer"] else None
+        b = r["bound"]
+        def cell(v):
+            if v is None:
+                return "—"
+            if hib:
+                return fmt(v)
+            return f"{fmt(v / 1e3)} µs" if v >= 1e3 else f"{fmt(v)} ns"
+        body.append([label, cell(s), cell(p), cell(b)] +
+                    [fmt(x) if x is not None else "—"
+                     for x in (time_ratio(s, p, hib), time_ratio(s, b, hib), time_ratio(p, b, hib))])
+    if markdown:
+        return ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"] + \
+            ["| " + " | ".join(b) + " |" for b in body]
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in [head] + body]
+
+
 # ---------------------------------------------------------------- plots
 
-def plots(agg, out_dir, peer_lib):
+def plots(agg, out_dir, peer_lib, prefix_lib=None, prefix_label=None):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -758,7 +891,8 @@ def plots(agg, out_dir, peer_lib):
     rtt, memcpy = hw_bounds(agg)
     # Fixed colours, so a library keeps its colour when another lacks a row.
     colour = {("shoal", "shm"): "tab:blue", ("shoal", "ofi-tcp"): "tab:green", ("shoal", "ofi-shm"): "tab:purple",
-              (peer_lib, "shm"): "tab:orange"}
+              (peer_lib, "shm"): "tab:orange", (prefix_lib, "ofi-tcp"): "tab:olive",
+              (prefix_lib, "ofi-shm"): "tab:pink"}
     series_libs = []
     if ("shoal", "shm") in agg:
         series_libs.append(("shoal", "shm", "Shoal", "-o"))
@@ -767,6 +901,9 @@ def plots(agg, out_dir, peer_lib):
             series_libs.append(("shoal", m, f"Shoal ({m})", "-s"))
     if peer_lib:
         series_libs.append((peer_lib, "shm", "Open MPI OSHMEM", "--^"))
+    for m in OFI_MODES:
+        if prefix_lib and (prefix_lib, m) in agg:
+            series_libs.append((prefix_lib, m, f"{prefix_label or 'peer'} ({m})", "--v"))
     raw_modes = [m for m in OFI_MODES if ("hw", m) in agg]
 
     def series(lib, mode, bench, op, metric, by="size", size=None):
@@ -899,6 +1036,37 @@ def plots(agg, out_dir, peer_lib):
     return made
 
 
+# ---------------------------------------------------------------- the document
+
+DOC_BEGIN, DOC_END = "<!-- run.py begin -->", "<!-- run.py end -->"
+
+
+def write_doc(path, md, pngs, machine, reps, args, seconds):
+    """Put this run between DOC_BEGIN and DOC_END in `path` (everything else
+    in the file is left as it is) and copy the plots to its perf/ folder."""
+    import shlex
+    import shutil
+    with open(path) as f:
+        text = f.read()
+    if DOC_BEGIN not in text or DOC_END not in text:
+        log(f"run.py: {path} has no '{DOC_BEGIN}' ... '{DOC_END}' block; not written")
+        return
+    perf = os.path.join(os.path.dirname(os.path.abspath(path)), "perf")
+    os.makedirs(perf, exist_ok=True)
+    for p in pngs:
+        shutil.copy(p, os.path.join(perf, os.path.basename(p)))
+    cmd = "python3 bench/run.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    head = [DOC_BEGIN,
+            f"_Written by `{cmd}` on {datetime.datetime.now().isoformat(timespec='minutes')}: "
+            f"{reps} repetition(s){', quick' if args.quick else ''}, {seconds / 60:.0f} min wall time._", "",
+            "Machine: " + "; ".join(machine) + ".", ""]
+    block = "\n".join(head + md + [DOC_END])
+    start, end = text.index(DOC_BEGIN), text.index(DOC_END) + len(DOC_END)
+    with open(path, "w") as f:
+        f.write(text[:start] + block + text[end:])
+    log(f"run.py: wrote this run into {path} and {len(pngs)} plot(s) into {perf}")
+
+
 # ---------------------------------------------------------------- main
 
 def machine_summary():
@@ -936,6 +1104,11 @@ def main():
     ap.add_argument("--peer-oshrun", default="/usr/bin/oshrun")
     ap.add_argument("--peer-prefix", default=None, metavar="DIR",
                     help="another OpenSHMEM (DIR/bin/oshcc, DIR/bin/oshrun) to compare on the ofi modes")
+    ap.add_argument("--peer-env", action="append", default=[], metavar="K=V",
+                    help="extra environment of the --peer-prefix library's launches (repeatable)")
+    ap.add_argument("--doc", default=None, metavar="MD_FILE",
+                    help="also write this run into MD_FILE between the lines '<!-- run.py begin -->' and "
+                    "'<!-- run.py end -->', and copy the plots into MD_FILE's directory/perf/")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per launch (default 120; quick 30)")
     ap.add_argument("--only", default=None, help="comma-separated programs to run (e.g. coll_lat,hw_rtt)")
     ap.add_argument("--replot", metavar="RESULTS_JSON", default=None,
@@ -948,7 +1121,8 @@ def main():
         os.makedirs(out_dir, exist_ok=True)
         agg = aggregate(saved["raw"])
         peer_lib = "openmpi" if any(k[0] == "openmpi" for k in agg) else None
-        print("\n".join(plots(agg, out_dir, peer_lib)))
+        prefix = PREFIX_PEER if any(k[0] == PREFIX_PEER for k in agg) else None
+        print("\n".join(plots(agg, out_dir, peer_lib, prefix, saved.get("peer_label"))))
         return 0
     reps = args.reps or (1 if args.quick else 5)
     timeout = args.timeout or (30 if args.quick else 120)
@@ -988,6 +1162,11 @@ def main():
         else:
             prefix_peer, why = prefix_library(os.path.abspath(args.peer_prefix))
             if prefix_peer:
+                for kv in args.peer_env:
+                    k, sep, v = kv.partition("=")
+                    if not sep:
+                        sys.exit(f"run.py: --peer-env {kv}: expected K=V")
+                    prefix_peer.env[k] = v
                 libs.append(prefix_peer)
             else:
                 log(f"run.py: --peer-prefix {args.peer_prefix} not usable: {why}")
@@ -1057,6 +1236,16 @@ def main():
     for m, why in skipped_modes.items():
         log(f"run.py: mode {m} skipped: {why}")
 
+    # -- the --peer-prefix library must run on the provider of each ofi mode
+    peer_providers = {}
+    if prefix_peer:
+        for m, env in modes:
+            if m in OFI_MODES:
+                verdict, evidence = peer_provider(prefix_peer, m, env, os.path.join(args.build_dir, PREFIX_PEER),
+                                                  timeout)
+                peer_providers[m] = {"verdict": verdict, "evidence": evidence}
+                log(f"run.py: {prefix_peer.label} in {m}: provider {verdict} ({evidence})")
+
     # -- the raw libfabric bound, for the providers of the ofi modes asked for
     ofi_asked = [m for m in requested if m in OFI_MODES]
     hw_ofi_skipped = None
@@ -1112,15 +1301,18 @@ def main():
                 continue
             variants = [(shoal, m, env) for m, env in modes] + ([(peer, "shm", {})] if peer else [])
             if prefix_peer:
-                # Right after Shoal's run of the same mode: same noise.
+                # Right after Shoal's run of the same mode: same noise. Its
+                # memory is not compared (the ofi tables show Shoal's only).
                 variants = [v for m, env in modes for v in
-                            [(shoal, m, env)] + ([(prefix_peer, m, env)] if m in OFI_MODES else [])] + \
+                            [(shoal, m, env)] + ([(prefix_peer, m, env)] if m in OFI_MODES and
+                                                 prog != "mem_scale" else [])] + \
                     ([(peer, "shm", {})] if peer else [])
             for lib, mode, env in variants:
                 if prog not in lib.binaries or (lib is shoal and mode in skipped_modes):
                     continue
                 cmd = lib.launch(npes, [lib.binaries[prog]] + argv)
-                full_env = with_env(dict(os.environ, **lib.env), env)
+                # The library's own settings (e.g. --peer-env) win over the mode's.
+                full_env = with_env(with_env(os.environ, env), lib.env)
                 st, out, err, dt = run(cmd, timeout, env=full_env)
                 rows, sk = parse_lines(out, lib=lib.name, mode=mode, rep=rep)
                 raw += rows
@@ -1140,6 +1332,7 @@ def main():
     peer_name = "OpenMPI"
     report = []
     md = []
+    key_report, key_md = [], []
     rtt, memcpy = hw_bounds(agg)
     bounds_line = (f"Hardware bounds (this run): cache-line round trip {fmt(rtt)} ns, "
                    f"two-line (flag each way) round trip {fmt(two_line_rtt(agg))} ns; "
@@ -1183,14 +1376,27 @@ def main():
         rows = build_table(agg, mode, mode_peer, mode if ofi else "shm")
         if ofi:
             prov = chosen_provider.get(mode, OFI_MODES[mode])
+            pp = peer_providers.get(mode, {})
             title = (f"Shoal ({mode} path: SHMEM_TRANSPORT=ofi FI_PROVIDER={OFI_MODES[mode]}, provider {prov}) "
                      f"vs raw libfabric on the same provider; "
-                     + (f"peer: {mode_peer_name} ({args.peer_prefix}), same FI_PROVIDER" if mode_peer else
+                     + (f"peer: {mode_peer_name} ({args.peer_prefix}), same FI_PROVIDER, provider "
+                        f"{pp.get('verdict', '?')} ({pp.get('evidence', '')})" if mode_peer else
                         f"{peer_name} peer: not applicable (it uses UCX, not libfabric)"))
             if HW_OFI not in hw_bins:
                 title += f"; no raw bound ({hw_ofi_skipped or 'hw_ofi not built'})"
         else:
             title = f"Shoal ({mode} path) vs bound vs {peer_name if mode_peer else '(no peer)'}"
+        if ofi:
+            ktitle = (f"Issue #15 rows, {mode} (provider {chosen_provider.get(mode, OFI_MODES[mode])}): "
+                      f"Shoal, {mode_peer_name or 'no peer'}"
+                      + (f" (its provider: {peer_providers[mode]['verdict']})" if mode in peer_providers else "")
+                      + ", raw libfabric")
+            kbound = "raw"
+        else:
+            ktitle = f"Issue #15 rows, {mode} (Shoal's default node-local path): Shoal, {mode_peer_name or 'no peer'}"
+            kbound = "hw bound"
+        key_report += ["", ktitle, ""] + key_lines(rows, mode_peer_name, kbound, False)
+        key_md += [f"#### {ktitle}", ""] + key_lines(rows, mode_peer_name, kbound, True) + [""]
         report += ["", title, ""] + table_lines(rows, False, mode_peer_name)
         md += [f"#### {title}", ""] + table_lines(rows, True, mode_peer_name) + [""]
         mem = memory_lines(agg, mode, None if ofi else mode_peer, False)
@@ -1232,15 +1438,24 @@ def main():
         report.append(f"Peer failure (not fatal): {f[0]}/{f[1]} {f[2]} -n {f[3]}: {f[4]}")
         md.append(f"* peer failure: {f[2]} on {f[3]} PEs: {f[4]}")
 
-    pngs = plots(agg, out_dir, peer.name if peer else None)
+    key_note = ("_Median over repetitions. Ratios are of time per operation (for the message-rate row, the "
+                "inverse of the rate ratio): above 1 means the first named is slower._")
+    md = key_md + [key_note, "", "### Every row of the run", ""] + md
+    report = key_report + ["", key_note.strip("_")] + report
+    pngs = plots(agg, out_dir, peer.name if peer else None, PREFIX_PEER if prefix_peer else None,
+                 prefix_peer.label if prefix_peer else None)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump({"date": datetime.datetime.now().isoformat(timespec="seconds"), "reps": reps,
                    "quick": args.quick, "machine": machine_summary(), "raw": raw, "skips": skips,
                    "skipped_modes": skipped_modes, "modes": requested, "ofi_providers": chosen_provider,
+                   "peer_label": prefix_peer.label if prefix_peer else None,
+                   "peer_providers": peer_providers,
                    "features": {lib.name: lib.features for lib in libs}}, f, indent=1)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write("\n".join(md) + "\n")
 
+    if args.doc:
+        write_doc(args.doc, md, pngs, machine_summary(), reps, args, time.monotonic() - t_start)
     print("\n".join(report))
     print(f"\nWrote {os.path.join(out_dir, 'table.md')}, results.json"
           + (", " + ", ".join(os.path.basename(p) for p in pngs) if pngs else "")

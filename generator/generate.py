@@ -28,17 +28,18 @@ def main(argv):
     ap.add_argument("--fortran-sizes", default="", help="integer=4,real=4,... from the Fortran compiler")
     ap.add_argument("arg")
     args = ap.parse_args(argv)
+    fortran = args.what.startswith("fortran-")
     try:
-        api = render.load_api(args.spec)
+        api = render.load_api(args.spec, args.fortran_sizes if fortran else None)
     except TableError as e:
         print(f"generate.py: error: {e}", file=sys.stderr)
         return 1
     if args.what == "list" and args.arg == "fortran-tests":
         print("\n".join(fortran_test_names(args.spec)))
         return 0
-    if args.what.startswith("fortran-"):
+    if fortran:
         try:
-            render.emit_fortran(api, args.spec, args.templates, args.what, args.arg, args.fortran_sizes)
+            render.emit_fortran(api, args.templates, args.what, args.arg)
         except TableError as e:
             print(f"generate.py: error: {e}", file=sys.stderr)
             return 1

@@ -19,11 +19,10 @@
 
 #include "shmem.h" /* generated: public types and constants */
 #include "shoal/fast.h"
-#if defined(__has_include)
-#if __has_include("shmemi_forward.h")
-#include "shmemi_forward.h" /* generated: core entry points of untyped routines */
-#endif
-#endif
+/* Generated: the core entry points of the untyped routines (shmem_X ->
+ * shmemi_X), with the public headers; their definitions see it, so the
+ * compiler checks that the core and the table agree. */
+#include "shmemi_forward.h"
 
 #if defined(__GNUC__)
 #define SHMEMI_NORETURN __attribute__((noreturn))
@@ -43,17 +42,9 @@
 #define SHMEMI_DT_SIZE(dt)  ((size_t)((dt)&0xff))
 #define SHMEMI_DT_CLASS(dt) ((dt)&0xf00)
 
-/* ---- AMO operations (fetching is decided by a non-NULL `fetch`) ---- */
-enum shmemi_amo_op {
-    SHMEMI_AMO_FETCH, /* atomic read */
-    SHMEMI_AMO_SET,
-    SHMEMI_AMO_SWAP,
-    SHMEMI_AMO_CSWAP, /* uses `cond` */
-    SHMEMI_AMO_ADD,   /* inc/fetch_inc pass value 1 */
-    SHMEMI_AMO_AND,
-    SHMEMI_AMO_OR,
-    SHMEMI_AMO_XOR,
-};
+/* ---- AMO operations: enum shmemi_amo_op and their CPU and value
+ * functions, generated from spec/ops.toml ---- */
+#include "shmemi_ops.h"
 
 /* ---- wait/test over sets (wait_until and test are the 1-element ALL) ---- */
 enum shmemi_wait_mode {
@@ -62,7 +53,8 @@ enum shmemi_wait_mode {
     SHMEMI_WAIT_SOME,
 };
 
-/* ---- errors and checks ---- */
+/* ---- errors (base/error.c) and checks, each defined with what it checks:
+ * base/check.c, team/check.c (handles), memory/check.c (addresses) ---- */
 SHMEMI_NORETURN SHMEMI_PRINTF(2, 3) void shmemi_fatal(const char *routine, const char *fmt, ...);
 SHMEMI_PRINTF(2, 3) void shmemi_warn(const char *routine, const char *fmt, ...);
 
@@ -72,6 +64,8 @@ void shmemi_check_pe(const char *routine, shmem_ctx_t ctx, int pe);
 void shmemi_check_ctx(const char *routine, shmem_ctx_t ctx);
 void shmemi_check_cmp(const char *routine, int cmp);
 void shmemi_check_sig_op(const char *routine, int sig_op);
+/* pe outside [0, size) of its team: fatal (after the init check). */
+SHMEMI_NORETURN void shmemi_fatal_pe(const char *routine, int pe, int size);
 /* Teams: a live team (SHMEM_TEAM_INVALID is fatal), or a live team or
  * SHMEM_TEAM_INVALID where the spec defines its result. A handle that is
  * not a team or was destroyed is fatal (team/team.h: the magic word). */

@@ -45,6 +45,38 @@ CASES = [
     # invalid_ctx: "noop" only, on void routines with ctx forms.
     ("order.toml", 'invalid_ctx = "noop"\nversion = "1.6"', 'invalid_ctx = "ignore"\nversion = "1.6"',
      "order.toml: shmem_pe_quiet: invalid_ctx 'ignore' needs a void routine with ctx forms and one of ['noop']"),
+    # Operations (ops.toml): each row complete and consistent, and used
+    # only on the type classes it names.
+    ("ops.toml", 'name = "MAX"\nfi_op = "FI_MAX"', 'name = "MAX"\nfi_op = "MAX"',
+     "ops.toml: MAX: fi_op 'MAX' is not a libfabric operation (FI_...)"),
+    ("ops.toml", 'fi_op = "FI_MIN"\nfi_kind = "atomic"\ncpu = "cas"', 'fi_op = "FI_MIN"\nfi_kind = "atomic"\ncpu = "cas_loop"',
+     "ops.toml: MIN: cpu 'cas_loop' is not one of"),
+    ("ops.toml", 'cpu = "fetch_xor"\nexpr = "a ^ b"\nclasses = ["sint", "uint"]',
+     'cpu = "fetch_xor"\nexpr = "a ^ b"\nclasses = ["sint", "uint", "float"]',
+     "ops.toml: XOR: floating point AMOs preserve bits: cpu must be load, store or exchange"),
+    ("ops.toml", 'oracle = "fold"\ntest_init = "5"\n', 'oracle = "fold"\n',
+     "ops.toml: MIN: oracle 'fold' needs test_init and test_value"),
+    ("ops.toml", 'name = "MIN"\nfi_op', 'name = "MAX"\nfi_op', "ops.toml: MAX: op listed twice"),
+    ("ops.toml", 'oracle = "cswap"', 'oracle = "guess"', "ops.toml: CSWAP: oracle 'guess' is not one of"),
+    ("ops.toml", 'name = "PROD"\nclasses = ["sint", "uint", "float", "complex"]\nint = "(T)((U)a * (U)b)"\n',
+     'name = "PROD"\nclasses = ["sint", "uint", "float", "complex"]\n',
+     "ops.toml: PROD: an int expression goes with the sint/uint classes"),
+    ("amo.toml", 'typed = "shmemx_{T}_atomic_fetch_max"\ntypes = "std_amo"', 'typed = "shmemx_{T}_atomic_fetch_max"\ntypes = "ext_amo"',
+     "amo.toml: x_atomic_fetch_max: op MAX is not defined on ['float', 'double']"),
+    ("collectives.toml", 'op = "AND"', 'op = "NAND"', "op 'NAND' is not one of"),
+    # A reduction op carries its generated test's oracle (templates/tests/reduce*.c.j2).
+    ("ops.toml", 'test_contrib = "((T)((k) + 1 + (i)))"\n', '', "ops.toml: SUM: missing field 'test_contrib'"),
+    # Parameter kinds (kinds.toml): known roles, and declarations that fit the kind.
+    ("kinds.toml", 'name = "fetch"\nctype = "pointer"\nroles = ["data"]', 'name = "fetch"\nctype = "pointer"\nroles = ["data", "magic"]',
+     "kinds.toml: fetch: roles must be a list from"),
+    ("kinds.toml", 'check = "shmemi_check_cmp({R}, {name});"', 'check = "shmemi_check_cmp({R}, {value});"',
+     "kinds.toml: cmp: check uses unknown placeholder(s) ['value']"),
+    ("amo.toml", '"const TYPE *source : sym_src", "int pe : pe"]', '"const TYPE source : sym_src", "int pe : pe"]',
+     "amo.toml: atomic_fetch: parameter 'source': kind sym_src needs a pointer declaration (kinds.toml)"),
+    # Typed kernel variants: each kernel reads its own fields, with known values.
+    ("rma.toml", 'op = "put"', 'op = "push"', "rma.toml: put: op 'push' is not one of ['get', 'put']"),
+    ("collectives.toml", 'op = "broadcast"', 'op = "scatter"', "collectives.toml: broadcast: op 'scatter' is not one of"),
+    ("amo.toml", 'op = "FETCH"\n', 'op = "FETCH"\nmode = "all"\n', "amo.toml: atomic_fetch: kernel 'amo' takes no field(s) ['mode']"),
     # The Fortran chapter (run through the fortran-bindings command).
     ("fortran.toml", 'c = "shmem_{C}_atomic_add"', 'c = "shmem_{C}_atomic_add"', None),
     ("fortran.toml", 'c = "shmem_{C}_atomic_add"', 'c = "shmem_{C}_atomic_plus"',
@@ -59,12 +91,15 @@ CASES = [
 # (template, text to replace, replacement, expected message): a test recipe
 # refuses a row it has no oracle for, at generation time.
 TEMPLATE_CASES = [
-    ("tests/amo.c.j2", "{% elif e0.op == 'XOR' %}\n    init", "{% elif e0.op == 'XOR_GONE' %}\n    init",
-     "amo.toml: atomic_fetch_xor: test recipe amo has no oracle for op XOR"),
-    ("tests/amo.c.j2", "{% elif e0.op == 'CSWAP' %}", "{% elif e0.op == 'CSWAP_GONE' %}",
-     "amo.toml: atomic_compare_swap: test recipe amo has no oracle for op CSWAP"),
-    ("fortran/tests/amo.f90.j2", "{% elif r.op == 'swap' %}", "{% elif r.op == 'swap_gone' %}",
+    ("tests/amo.c.j2", "{% elif op.oracle == 'fold' %}", "{% elif op.oracle == 'fold_gone' %}",
+     "amo.toml: atomic_fetch_inc: test recipe amo has no oracle fold for op ADD"),
+    ("tests/amo.c.j2", "{% elif op.oracle == 'cswap' %}", "{% elif op.oracle == 'cswap_gone' %}",
+     "amo.toml: atomic_compare_swap: test recipe amo has no oracle cswap for op CSWAP"),
+    ("fortran/tests/amo.f90.j2", "{% elif how == 'swap' %}", "{% elif how == 'swap_gone' %}",
      "test recipe amo has no oracle for op swap"),
+    # The bindings' C text: a check record without its C form is refused too.
+    ("binding_body.j2", "{%- elif c.what == 'nonnull' %}", "{%- elif c.what == 'nonnull_gone' %}",
+     "binding_body.j2 has no check nonnull"),
 ]
 FORTRAN_SIZES = "integer=4,real=4,double=8,logical=4,complex=8,pointer=8,real16=16"
 
@@ -110,7 +145,8 @@ def main():
                 print(f"template case {i}: {tpl} no longer contains {old!r}; update the case")
                 failed += 1
                 continue
-            what = ["--fortran-sizes", FORTRAN_SIZES, "fortran-tests"] if tpl.startswith("fortran/") else ["tests"]
+            what = (["--fortran-sizes", FORTRAN_SIZES, "fortran-tests"] if tpl.startswith("fortran/")
+                    else ["tests"] if tpl.startswith("tests/") else ["bindings"])
             res = subprocess.run([sys.executable, GEN[1], "--templates", tdir, "--spec", os.path.join(SRC, "spec"),
                                   *what, os.path.join(tmp, f"tout{i}")], capture_output=True, text=True)
             failed += not verdict(f"template case {i}", res, want)

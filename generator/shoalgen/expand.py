@@ -8,7 +8,8 @@ TEST_NPES = [1, 2, 3, 4]
 
 
 def _ctx_name(name):
-    return "shmem_ctx_" + name[len("shmem_"):]
+    prefix = "shmemx_" if name.startswith("shmemx_") else "shmem_"
+    return prefix + "ctx_" + name[len(prefix):]
 
 
 def _points_to_elements(spec_ctype):
@@ -16,7 +17,7 @@ def _points_to_elements(spec_ctype):
 
 
 def _resolve(spec_params, ctype):
-    return [Param(p.ctype.replace("TYPE", ctype), p.name, p.kind, p.flags, _points_to_elements(p.ctype))
+    return [Param(p.ctype.replace("TYPE", ctype), p.name, p.kind, p.flags, _points_to_elements(p.ctype), p.kdef)
             for p in spec_params]
 
 
@@ -110,7 +111,7 @@ def _typed_variants(name, g):
             if r.ctype.name in taken:
                 continue
             taken.add(r.ctype.name)
-            target = ("shmemi_inline_" + r.name) if r.inline else r.name
+            target = ("shmemi_inline_" + r.name) if r.has_inline else r.name
             a = Association(r.ctype, _selector_types(sel.ctype, r.ctype.c), target)
             (flat if r.ctype.generic else chained).append(a)
         names = [p.name for p in g["assoc"][is_ctx][0].params]

@@ -1,5 +1,6 @@
 """The Fortran binding: load spec/fortran.toml against the C model, expand it
-into one FRoutine per Fortran name, lower each into a C wrapper body, and
+into one FRoutine per Fortran name, lower each into records of a C wrapper
+(what it takes and passes; templates/fortran/bindings_fortran.c.j2 writes it), and
 render shmem.fh, shmemx.fh, shmemi_fortran.h, bindings_fortran.c and the
 Fortran tests.
 
@@ -9,7 +10,9 @@ pshmem_ twin (so the wrappers inherit the C bindings' argument checks and a
 profiler of the C names does not count Fortran calls twice). Element sizes of
 the default Fortran types come from the compiler at build time (`sizes`).
 """
+import ast
 import json
+import operator
 import os
 import re
 from dataclasses import dataclass, field
@@ -25,7 +28,7 @@ CLASSES = {"sint", "float", "complex", "char", "logical"}
 TYPE_KEYS = {"name", "fortran", "size", "like", "c", "class"}
 ROW_KEYS = {"name", "types", "sizes", "size", "c", "core", "params", "fixed", "returns", "op",
             "test", "version", "deprecated"}
-ELEMENT_KINDS = {"value", "cond"}       # C scalars of the element type
+
 HIDDEN = ": hidden"
 _CDECL_RE = re.compile(r"^(?P<ctype>.*?)\b(?P<name>[A-Za-z_]\w*)$")
 
@@ -55,10 +58,12 @@ class FRoutine:
     returns: Optional[str]     # Fortran type of a function, None for a subroutine
     c_returns: str             # C type the wrapper returns
     calls: str                 # C function called
-    params: list               # C declarations of the wrapper's parameters
+    params: list               # the wrapper's parameters (records, see _lower_c)
     fargs: list                # the Fortran argument names, in order
-    body: list = field(default_factory=list)
+    args: list = field(default_factory=list)       # what the call passes (records)
+    negative: list = field(default_factory=list)   # size_t counts refused when negative
     core_proto: Optional[str] = None   # prototype of a hand-written core function
+    c: Optional[object] = None         # the C routine (model.Routine) it wraps; None for core rows
 
     @property
     def lname(self):
@@ -76,10 +81,6 @@ class FRoutine:
         n, u = self.lname, self.name
         return [(n + "_", True), (n + "__", True), (u, True),
                 ("p" + n + "__", False), ("P" + u, False)]
-
-    @property
-    def proto_params(self):
-        return ", ".join(self.params) if self.params else "void"
 
 
 @dataclass
@@ -126,7 +127,26 @@ def _fortran_value(name, c_value):
     expr = re.sub(r"(?<=\d)[uUlL]+\b", "", c_value)
     if not re.fullmatch(r"[\d\s()<>|+\-*]*", expr):
         raise TableError(FILE, name, f"constant value {c_value!r} has no Fortran spelling")
-    return "integer", str(eval(expr, {"__builtins__": {}}))  # digits and operators only
+    try:
+        return "integer", str(_int_expr(ast.parse(expr.strip(), mode="eval").body))
+    except (SyntaxError, ValueError):
+        raise TableError(FILE, name, f"constant value {c_value!r} has no Fortran spelling") from None
+
+
+_INT_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+            ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_}
+
+
+def _int_expr(node):
+    """An integer constant expression of the C table (no eval)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
+        return _INT_OPS[type(node.op)](_int_expr(node.left), _int_expr(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _int_expr(node.operand)
+        return -v if isinstance(node.op, ast.USub) else v
+    raise ValueError(node)
 
 
 def _load_types(raw, sizes):
@@ -210,7 +230,11 @@ def _c_return(fr_returns, ftype, croutine):
 
 
 def _lower_c(fr, croutine, fixed):
-    """Wrapper parameters and body for a row that calls a C routine."""
+    """How a row that calls a C routine takes and passes each argument, as
+    records: templates/fortran/bindings_fortran.c.j2 writes the C.
+    by: pointer (passed on), element (a scalar of the element type,
+    dereferenced), fint (a default INTEGER converted to the C type, scaled
+    to bytes for mem counts), fixed (a value from the row's `fixed`)."""
     fargs = list(fr.fargs)
     c_params = croutine.params
     wanted = [p for p in c_params if p.name not in fixed]
@@ -221,39 +245,30 @@ def _lower_c(fr, croutine, fixed):
     if unknown:
         raise TableError(FILE, fr.name, f"fixed names no parameter of {croutine.name}: {sorted(unknown)}")
     it = iter(fargs)
-    params, args, checks = [], [], []
-    routine = f'"{fr.name}"'
+    params, args = [], []
     for p in c_params:
         if p.name in fixed:
-            args.append(fixed[p.name])
+            args.append({"by": "fixed", "value": fixed[p.name]})
             continue
         f = next(it)
+        a = {"by": "fint", "ctype": p.ctype, "name": f, "scale": None}
         if p.ctype.endswith("*"):
-            params.append(_decl(p.ctype, f))
-            args.append(f)
-        elif p.kind in ELEMENT_KINDS:
-            params.append(_decl(f"const {p.ctype} *", f))
-            args.append(f"*{f}")
+            a["by"] = "pointer"
+        elif p.has("element"):  # kinds.toml: a scalar of the element type
+            a["by"] = "element"
         else:
-            params.append(_decl("const shmemi_fint *", f))
-            value = f"({p.ctype})*{f}"
             if p.kind == "count" and croutine.variant == "mem" and fr.elem != 1:
-                value = f"{value} * {fr.elem}"
+                a["scale"] = fr.elem
             if p.kind == "count" and p.ctype == "size_t":
-                checks += [f"if (*{f} < 0)",
-                           f'    shmemi_fatal({routine}, "{f} %lld is negative", (long long)*{f});']
-            args.append(value)
-    call = f"p{croutine.name}({', '.join(args)})"
-    if fr.returns is None:
-        body = [f"{call};"]
-    elif fr.returns == "LOGICAL":
-        body = [f"return {call} ? SHMEMI_F_TRUE : SHMEMI_F_FALSE;"]
-    else:
-        body = [f"return ({fr.c_returns}){call};"]
-    return params, checks + body
+                fr.negative.append(f)   # refused before the conversion
+        params.append(a)
+        args.append(a)
+    return params, args
 
 
 def _lower_core(fr, fixed):
+    """A row that calls a hand-written core function: the wrapper takes the
+    row's declarations (`: hidden` ones last) and passes them on."""
     decls = [d.strip() for d in fr.row["params"]]
     visible, hidden, args, proto = [], [], [], []
     for d in decls:
@@ -261,16 +276,14 @@ def _lower_core(fr, fixed):
         ctype, name = _split_cdecl(fr.name, d[: -len(HIDDEN)] if is_hidden else d)
         proto.append(_decl(ctype, name))
         if name in fixed:
-            args.append(fixed[name])
+            args.append({"by": "fixed", "value": fixed[name]})
             continue
-        (hidden if is_hidden else visible).append(_decl(ctype, name))
-        args.append(name)
+        (hidden if is_hidden else visible).append({"by": "pointer", "ctype": ctype, "name": name})
+        args.append({"by": "pointer", "ctype": ctype, "name": name})
         if not is_hidden:
             fr.fargs.append(name)
-    call = f"{fr.calls}({', '.join(args)})"
-    body = [f"{call};"] if fr.returns is None else [f"return {call};"]
     fr.core_proto = f"{_decl(fr.c_returns, fr.calls)}({', '.join(proto) or 'void'})"
-    return visible + hidden, body
+    return visible + hidden, args
 
 
 def _expand_row(row, kind, types, sized, c_routines, c_types, c_sizes, sizes):
@@ -325,18 +338,19 @@ def _expand_row(row, kind, types, sized, c_routines, c_types, c_sizes, sizes):
         if "c" in row:
             cname, ctn = _c_name(row["c"], ftype, c_routines, name)
             croutine = c_routines[cname]
+            fr.c = croutine
             if ctn:
                 c_sizes.add((c_types[ctn].c, ftype.size))
             fr.calls = "p" + cname
             fr.fargs = list(row["params"])
             fr.c_returns = _c_return(returns, ftype, croutine)
-            fr.params, fr.body = _lower_c(fr, croutine, fixed)
+            fr.params, fr.args = _lower_c(fr, croutine, fixed)
         else:
             fr.calls = row["core"]
             fr.c_returns = _c_return(returns, ftype, None)
             if returns == "{T}":
                 raise TableError(FILE, name, "a core row cannot return {T}")
-            fr.params, fr.body = _lower_core(fr, fixed)
+            fr.params, fr.args = _lower_core(fr, fixed)
         out.append(fr)
     return out
 

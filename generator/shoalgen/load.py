@@ -3,25 +3,19 @@ import os
 import re
 import tomllib
 
-from .model import Constant, CType, Entry, ParamSpec
+from .model import (AmoKernel, AmoOp, CollKernel, Constant, CType, Entry, Ops, ParamKind, ParamSpec, PutSignalKernel,
+                    ReduceKernel, ReduceOp, RmaKernel, ScanKernel, SingleKernel, StridedKernel, WaitKernel)
 
 # Spec files in chapter order; types and constants are not chapters.
 CHAPTER_FILES = ["setup", "memory", "teams", "contexts", "rma", "amo", "signals", "sync",
                  "order", "collectives", "locks", "cache"]
 
-PARAM_KINDS = {
-    "plain",        # no checks
-    "local_src", "local_dest",      # local buffers
-    "sym_dest", "sym_src",          # symmetric objects on the target PE
-    "ivar", "ivars",                # local symmetric objects waited on
-    "count", "stride", "bsize",     # element counts and strides
-    "pe", "value", "cond", "fetch", "cmp", "values", "status", "indices",
-    "team",                         # a valid team is required (collectives, team_sync)
-    "team_or_invalid",              # SHMEM_TEAM_INVALID has a defined result (queries, splits)
-    "root",                         # collectives: the root PE, relative to the team
-    "sig_addr", "sig_op",           # signals: the symmetric signal object, its operator
-    "active", "psync", "pwrk",      # deprecated active sets: PE_start etc., pSync, pWrk
-}
+# Parameter kinds: spec/kinds.toml (load_kinds). The loaded table, set once
+# per load before the chapters are read.
+KIND_ROLES = {"data", "symmetric", "atomic", "aligned", "array", "count", "element", "work"}
+KIND_CTYPES = {"pointer", "scalar", "any"}
+KIND_KEYS = {"name", "ctype", "roles", "check", "debug"}
+_KIND_PLACEHOLDERS = re.compile(r"\{(\w+)\}")
 # Flags written after the kind ("shmem_team_t *new_team : local_dest nonnull"),
 # both about pointers.
 PARAM_FLAGS = {
@@ -32,10 +26,8 @@ KERNELS = {"rma", "p", "g", "strided", "amo", "wait", "put_signal", "coll", "red
            "coll_as", "reduce_as"}
 INLINES = {"put", "get", "p", "g", "amo"}
 ROUTINE_INLINES = {"order"}         # untyped routines: fence and quiet
-AMO_OPS = {"FETCH", "SET", "SWAP", "CSWAP", "ADD", "AND", "OR", "XOR"}
 WAIT_MODES = {"all", "any", "some"}
 SCAN_MODES = {"inclusive", "exclusive"}
-REDUCE_OPS = {"AND", "OR", "XOR", "MAX", "MIN", "SUM", "PROD"}
 BODIES = {"forward", "noop"}
 TYPE_CLASSES = {"sint", "uint", "float", "char", "complex"}
 
@@ -45,7 +37,7 @@ ROUTINE_KEYS = {"name", "returns", "params", "version", "test", "body", "ctx", "
 # (absent: the context check refuses it, the spec leaving it undefined).
 INVALID_CTX = {"noop"}
 FAMILY_KEYS = {"name", "typed", "sized", "mem", "types", "deprecated_types", "ctx", "returns",
-               "params", "generic", "kernel", "core", "op", "operand", "mode", "blocking", "cmp",
+               "params", "generic", "kernel", "op", "operand", "mode", "blocking", "cmp",
                "inline", "version", "deprecated", "replacement", "test", "select", "sizes",
                "algorithms"}
 
@@ -65,20 +57,50 @@ def _read(path):
         raise TableError(os.path.basename(path), "(file)", str(e)) from None
 
 
-def _params(file, entry, raw):
+def load_kinds(spec_dir):
+    file = "kinds.toml"
+    raw = _read(os.path.join(spec_dir, file))
+    kinds = {}
+    for row in raw.get("kind", []):
+        name = row.get("name", "(kind)")
+        extra = set(row) - KIND_KEYS
+        if extra:
+            raise TableError(file, name, f"unknown field(s) {sorted(extra)}")
+        if name in kinds:
+            raise TableError(file, name, "kind listed twice")
+        if row.get("ctype") not in KIND_CTYPES:
+            raise TableError(file, name, f"ctype {row.get('ctype')!r} is not one of {sorted(KIND_CTYPES)}")
+        roles = row.get("roles")
+        if not isinstance(roles, list) or set(roles) - KIND_ROLES:
+            raise TableError(file, name, f"roles must be a list from {sorted(KIND_ROLES)}")
+        for key in ("check", "debug"):
+            bad = set(_KIND_PLACEHOLDERS.findall(row.get(key, ""))) - {"R", "arg", "name", "ctx"}
+            if bad:
+                raise TableError(file, name, f"{key} uses unknown placeholder(s) {sorted(bad)}")
+        kinds[name] = ParamKind(name, row["ctype"], frozenset(roles), row.get("check"), row.get("debug"))
+    if not kinds:
+        raise TableError(file, "(file)", "needs [[kind]] rows")
+    return kinds
+
+
+def _params(file, entry, raw, kinds):
     out = []
     for text in raw:
         m = _PARAM_RE.match(text.strip())
         if not m:
             raise TableError(file, entry, f"parameter {text!r} is not 'C declaration : kind [flags]'")
         kind, ctype, flags = m["kind"], m["ctype"].strip(), frozenset(m["flags"].split())
-        if kind not in PARAM_KINDS:
+        if kind not in kinds:
             raise TableError(file, entry, f"parameter {m['name']!r} has unknown kind {kind!r}")
+        pointer = ctype.endswith("*")
+        if kinds[kind].ctype != "any" and pointer != (kinds[kind].ctype == "pointer"):
+            raise TableError(file, entry, f"parameter {m['name']!r}: kind {kind} needs a "
+                             f"{kinds[kind].ctype} declaration (kinds.toml)")
         if flags - PARAM_FLAGS:
             raise TableError(file, entry, f"parameter {m['name']!r} has unknown flag(s) {sorted(flags - PARAM_FLAGS)}")
         if flags and not ctype.endswith("*"):
             raise TableError(file, entry, f"parameter {m['name']!r}: flags need a pointer")
-        out.append(ParamSpec(ctype, m["name"], kind, flags))
+        out.append(ParamSpec(ctype, m["name"], kind, flags, kinds[kind]))
     return out
 
 
@@ -133,6 +155,92 @@ def load_constants(spec_dir):
     return consts
 
 
+# spec/ops.toml: the operations amo.toml and collectives.toml name.
+AMO_OP_KEYS = {"name", "fi_op", "fi_kind", "cpu", "expr", "signed", "classes", "oracle", "test_init",
+               "test_value", "comment"}
+REDUCE_OP_KEYS = {"name", "classes", "int", "float", "complex", "test_contrib", "test_combine", "test_contrib_as"}
+FI_KINDS = {"fetch", "atomic", "compare"}
+CPU_FORMS = {"load", "store", "exchange", "cswap", "fetch_add", "fetch_and", "fetch_or", "fetch_xor", "cas"}
+ORACLES = {"read", "write", "cswap", "fold"}
+AMO_CLASSES = {"sint", "uint", "float"}
+_NAME_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+def _op_common(file, row, keys, seen):
+    name = row.get("name", "(op)")
+    extra = set(row) - keys
+    if extra:
+        raise TableError(file, name, f"unknown field(s) {sorted(extra)}")
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise TableError(file, name, "name must be an upper-case C identifier")
+    if name in seen:
+        raise TableError(file, name, "op listed twice")
+    classes = row.get("classes")
+    if not classes or not isinstance(classes, list) or set(classes) - TYPE_CLASSES:
+        raise TableError(file, name, f"classes must be a non-empty list from {sorted(TYPE_CLASSES)}")
+    return name, tuple(classes)
+
+
+def _amo_op(file, row, seen):
+    name, classes = _op_common(file, row, AMO_OP_KEYS, seen)
+    for key in ("fi_op", "fi_kind", "cpu", "expr", "oracle"):
+        if not isinstance(row.get(key), str) or not row[key]:
+            raise TableError(file, name, f"missing field {key!r}")
+    if not row["fi_op"].startswith("FI_"):
+        raise TableError(file, name, f"fi_op {row['fi_op']!r} is not a libfabric operation (FI_...)")
+    if row["fi_kind"] not in FI_KINDS:
+        raise TableError(file, name, f"fi_kind {row['fi_kind']!r} is not one of {sorted(FI_KINDS)}")
+    if row["cpu"] not in CPU_FORMS:
+        raise TableError(file, name, f"cpu {row['cpu']!r} is not one of {sorted(CPU_FORMS)}")
+    if row["oracle"] not in ORACLES:
+        raise TableError(file, name, f"oracle {row['oracle']!r} is not one of {sorted(ORACLES)}")
+    if set(classes) - AMO_CLASSES:
+        raise TableError(file, name, f"AMOs are defined on {sorted(AMO_CLASSES)} only, not {sorted(set(classes) - AMO_CLASSES)}")
+    if "float" in classes and row["cpu"] not in ("load", "store", "exchange"):
+        raise TableError(file, name, "floating point AMOs preserve bits: cpu must be load, store or exchange")
+    fold = row["oracle"] == "fold"
+    if fold != ("test_init" in row and "test_value" in row):
+        raise TableError(file, name, "oracle 'fold' needs test_init and test_value (and only it takes them)")
+    return AmoOp(name, row["fi_op"], row["fi_kind"], row["cpu"], row["expr"], bool(row.get("signed", False)),
+                 classes, row["oracle"], row.get("test_init"), row.get("test_value"), row.get("comment"))
+
+
+def _reduce_op(file, row, seen):
+    name, classes = _op_common(file, row, REDUCE_OP_KEYS, seen)
+    ints = {"sint", "uint"} & set(classes)
+    if bool(ints) != ("int" in row):
+        raise TableError(file, name, "an int expression goes with the sint/uint classes")
+    if ("float" in classes) != ("float" in row):
+        raise TableError(file, name, "a float expression goes with the float class")
+    if ("complex" in classes) != bool(row.get("complex")) or (row.get("complex") and "float" not in row):
+        raise TableError(file, name, "complex = true goes with the complex class (and uses the float expression)")
+    for key in ("test_contrib", "test_combine"):   # the generated test's oracle
+        if not isinstance(row.get(key), str) or not row[key]:
+            raise TableError(file, name, f"missing field {key!r} (the generated test's oracle)")
+    return ReduceOp(name, classes, row.get("int"), row.get("float"), bool(row.get("complex")),
+                    row["test_contrib"], row["test_combine"], row.get("test_contrib_as", row["test_contrib"]))
+
+
+def load_ops(spec_dir):
+    file = "ops.toml"
+    raw = _read(os.path.join(spec_dir, file))
+    amo, red = {}, {}
+    for row in raw.get("amo_op", []):
+        op = _amo_op(file, row, amo)
+        amo[op.name] = op
+    for row in raw.get("reduce_op", []):
+        op = _reduce_op(file, row, red)
+        red[op.name] = op
+    if not amo or not red:
+        raise TableError(file, "(file)", "needs [[amo_op]] and [[reduce_op]] rows")
+    return Ops(amo, red)
+
+
+def _class_ok(t, classes):
+    """char follows the platform's signedness: allowed where both integer classes are."""
+    return t.cls in classes or (t.cls == "char" and {"sint", "uint"} <= set(classes))
+
+
 def _algorithms(file, entry, row):
     """{ENV_VARIABLE: [value, ...]}: the generated test runs once per value."""
     algs = row.get("algorithms", {})
@@ -151,7 +259,7 @@ def _check_keys(file, entry, row, allowed):
             raise TableError(file, entry, f"missing field {key!r}")
 
 
-def _routine(file, chapter, row):
+def _routine(file, chapter, row, kinds):
     name = row.get("name", "(routine)")
     _check_keys(file, name, row, ROUTINE_KEYS)
     body = row.get("body", "forward")
@@ -167,7 +275,7 @@ def _routine(file, chapter, row):
         raise TableError(file, name, f"inline {row['inline']!r} needs a routine without parameters and one of "
                          f"{sorted(ROUTINE_INLINES)}")
     return Entry(file=file, chapter=chapter, name=name, typed=False, returns=row["returns"],
-                 params=_params(file, name, row["params"]), version=row["version"],
+                 params=_params(file, name, row["params"], kinds), version=row["version"],
                  test=row["test"], ctx=bool(row.get("ctx")), body=body,
                  noreturn=bool(row.get("noreturn")), variadic=bool(row.get("variadic")),
                  aliases=list(row.get("aliases", [])), deprecated=row.get("deprecated"),
@@ -176,17 +284,15 @@ def _routine(file, chapter, row):
                  invalid_ctx=row.get("invalid_ctx"))
 
 
-def _family(file, chapter, row, types, tables, sizes):
+def _family(file, chapter, row, types, tables, sizes, ops, kinds):
     name = row.get("name", "(family)")
     _check_keys(file, name, row, FAMILY_KEYS)
     e = Entry(file=file, chapter=chapter, name=name, typed=True, returns=row["returns"],
-              params=_params(file, name, row["params"]), version=row["version"], test=row["test"],
+              params=_params(file, name, row["params"], kinds), version=row["version"], test=row["test"],
               ctx=bool(row.get("ctx")), pattern=row.get("typed"), sized=row.get("sized"),
               mem=row.get("mem"), types=_types(file, name, row.get("types"), tables, types),
               deprecated_types=_types(file, name, row.get("deprecated_types"), tables, types),
-              generic=row.get("generic"), kernel=row.get("kernel"), core=row.get("core"),
-              op=row.get("op"), operand=row.get("operand"), mode=row.get("mode"),
-              blocking=bool(row.get("blocking", True)), cmp=row.get("cmp"),
+              generic=row.get("generic"), kernel=row.get("kernel"),
               inline=row.get("inline"), deprecated=row.get("deprecated"),
               replacement=row.get("replacement"), select=row.get("select"),
               algorithms=_algorithms(file, name, row))
@@ -204,32 +310,76 @@ def _family(file, chapter, row, types, tables, sizes):
         raise TableError(file, name, "sized pattern lacks {S}")
     if e.kernel not in KERNELS:
         raise TableError(file, name, f"kernel {e.kernel!r} is not one of {sorted(KERNELS)}")
-    if e.kernel in ("rma", "strided", "amo") and not e.core:
-        raise TableError(file, name, f"kernel {e.kernel!r} needs a core function")
-    if e.kernel == "amo":
-        if e.op not in AMO_OPS:
-            raise TableError(file, name, f"op {e.op!r} is not one of {sorted(AMO_OPS)}")
-        bad = [t.name for t in e.types if t.cls not in ("sint", "uint", "float")]
-        if bad:
-            raise TableError(file, name, f"AMOs cannot range over {bad}")
-    if e.kernel == "wait" and e.mode not in WAIT_MODES:
-        raise TableError(file, name, f"mode {e.mode!r} is not one of {sorted(WAIT_MODES)}")
-    if e.kernel == "scan" and e.mode not in SCAN_MODES:
-        raise TableError(file, name, f"mode {e.mode!r} is not one of {sorted(SCAN_MODES)}")
-    if e.kernel in ("reduce", "reduce_as") and e.op not in REDUCE_OPS:
-        raise TableError(file, name, f"op {e.op!r} is not one of {sorted(REDUCE_OPS)}")
+    e.k = _kernel(file, name, e, row, ops)
     if e.select and e.select not in [p.name for p in e.params]:
         raise TableError(file, name, f"select names no parameter: {e.select!r}")
     if e.inline and e.inline not in INLINES:
         raise TableError(file, name, f"inline {e.inline!r} is not one of {sorted(INLINES)}")
-    if e.ctx and not (e.pattern or e.sized).startswith("shmem_"):
-        raise TableError(file, name, "ctx forms need a name starting with shmem_")
+    if e.ctx and not (e.pattern or e.sized).startswith(("shmem_", "shmemx_")):
+        raise TableError(file, name, "ctx forms need a name starting with shmem_ or shmemx_")
     if e.generic and not e.params:
         raise TableError(file, name, "a generic needs a first parameter to select on")
     return e
 
 
-def load_entries(spec_dir, types, tables, sizes):
+DIRECTIONS = ("put", "get")
+COLLECTIVES = ("broadcast", "collect", "fcollect", "alltoall", "alltoalls")
+# Fields each kernel reads (besides the common ones); any other is refused.
+KERNEL_FIELDS = {"rma": {"op", "blocking"}, "p": set(), "g": set(), "strided": {"op"},
+                 "amo": {"op", "operand"}, "wait": {"mode", "blocking", "cmp"}, "put_signal": {"blocking"},
+                 "coll": {"op"}, "coll_as": {"op"}, "reduce": {"op"}, "reduce_as": {"op"}, "scan": {"mode"}}
+
+
+def _choice(file, name, field, value, allowed):
+    if value not in allowed:
+        raise TableError(file, name, f"{field} {value!r} is not one of {sorted(allowed)}")
+    return value
+
+
+def _class_check(file, name, e, op):
+    bad = [t.name for t in e.types + e.deprecated_types if not _class_ok(t, op.classes)]
+    if bad:
+        raise TableError(file, name, f"op {op.name} is not defined on {bad} (ops.toml classes: {list(op.classes)})")
+
+
+def _kernel(file, name, e, row, ops):
+    """The typed kernel variant of a family, from `kernel` and the fields of
+    its row it reads (the model keeps only the variant)."""
+    op, operand, mode, cmp = (row.get(f) for f in ("op", "operand", "mode", "cmp"))
+    blocking = bool(row.get("blocking", True))
+    given = {f for f in ("op", "operand", "mode", "cmp") if row.get(f) is not None}
+    if not blocking:
+        given.add("blocking")
+    extra = given - KERNEL_FIELDS[e.kernel]
+    if extra:
+        raise TableError(file, name, f"kernel {e.kernel!r} takes no field(s) {sorted(extra)}")
+    kind = e.kernel
+    if kind == "rma":
+        return RmaKernel(_choice(file, name, "op", op, DIRECTIONS), not blocking)
+    if kind in ("p", "g"):
+        return SingleKernel("put" if kind == "p" else "get")
+    if kind == "strided":
+        return StridedKernel(_choice(file, name, "op", op, DIRECTIONS))
+    if kind == "amo":
+        if op not in ops.amo:
+            raise TableError(file, name, f"op {op!r} is not one of {sorted(ops.amo)} (ops.toml)")
+        _class_check(file, name, e, ops.amo[op])
+        return AmoKernel(ops.amo[op], operand, any(p.kind == "fetch" for p in e.params))
+    if kind == "wait":
+        return WaitKernel(_choice(file, name, "mode", mode, WAIT_MODES), blocking, cmp)
+    if kind == "put_signal":
+        return PutSignalKernel(not blocking)
+    if kind in ("coll", "coll_as"):
+        return CollKernel(_choice(file, name, "op", op, COLLECTIVES), kind == "coll_as")
+    if kind in ("reduce", "reduce_as"):
+        if op not in ops.reduce:
+            raise TableError(file, name, f"op {op!r} is not one of {sorted(ops.reduce)} (ops.toml)")
+        _class_check(file, name, e, ops.reduce[op])
+        return ReduceKernel(ops.reduce[op], kind == "reduce_as")
+    return ScanKernel(_choice(file, name, "mode", mode, SCAN_MODES) == "exclusive")
+
+
+def load_entries(spec_dir, types, tables, sizes, ops, kinds):
     entries, chapters = [], []
     for stem in CHAPTER_FILES:
         file = stem + ".toml"
@@ -239,7 +389,7 @@ def load_entries(spec_dir, types, tables, sizes):
             raise TableError(file, "chapter", f"must be {stem!r}")
         chapters.append(chapter)
         for row in raw.get("routine", []):
-            entries.append(_routine(file, chapter, row))
+            entries.append(_routine(file, chapter, row, kinds))
         for row in raw.get("family", []):
-            entries.append(_family(file, chapter, row, types, tables, sizes))
+            entries.append(_family(file, chapter, row, types, tables, sizes, ops, kinds))
     return chapters, entries

@@ -13,12 +13,23 @@ class CType:
 
 
 @dataclass(frozen=True)
+class ParamKind:
+    """What a parameter kind means (spec/kinds.toml)."""
+    name: str
+    ctype: str                 # pointer | scalar | any
+    roles: frozenset           # data, symmetric, atomic, aligned, array, count, element, work
+    check: Optional[str] = None    # always-on check (C, with {R} {arg} {name} {ctx})
+    debug: Optional[str] = None    # check under SHMEM_DEBUG
+
+
+@dataclass(frozen=True)
 class ParamSpec:
     """One parameter as the table writes it; `TYPE` stands for the element."""
     ctype: str         # e.g. "const TYPE *"
     name: str
     kind: str
     flags: frozenset = frozenset()   # e.g. {"nonnull"}: see load.PARAM_FLAGS
+    kdef: Optional[ParamKind] = None
 
 
 @dataclass
@@ -29,6 +40,10 @@ class Param:
     kind: str
     flags: frozenset = frozenset()
     element: bool = False   # points to the routine's elements (TYPE * or void *)
+    kdef: Optional[ParamKind] = None   # None: the ctx parameter of ctx forms
+
+    def has(self, role) -> bool:
+        return self.kdef is not None and role in self.kdef.roles
 
     @property
     def decl(self) -> str:
@@ -43,6 +58,61 @@ class Constant:
     version: str
     deprecated: Optional[str] = None
     alias_of: Optional[str] = None
+
+
+# ---- typed kernel variants: what a [[family]]'s `kernel` (and its fields)
+# mean, checked by the loader; the C names of the core follow from them
+# (templates/binding_body.j2).
+@dataclass(frozen=True)
+class RmaKernel:
+    direction: str     # put | get
+    nbi: bool
+
+
+@dataclass(frozen=True)
+class SingleKernel:        # p and g: one element
+    direction: str
+
+
+@dataclass(frozen=True)
+class StridedKernel:
+    direction: str
+
+
+@dataclass(frozen=True)
+class AmoKernel:
+    op: "AmoOp"
+    operand: Optional[str]    # a constant operand (inc = add 1)
+    nbi: bool                 # the fetched value lands by the next quiet (a `fetch` parameter)
+
+
+@dataclass(frozen=True)
+class WaitKernel:
+    mode: str                 # all | any | some
+    blocking: bool
+    cmp: Optional[str]        # a fixed comparison (else a `cmp` parameter)
+
+
+@dataclass(frozen=True)
+class PutSignalKernel:
+    nbi: bool
+
+
+@dataclass(frozen=True)
+class CollKernel:
+    collective: str           # broadcast | collect | fcollect | alltoall | alltoalls
+    active_set: bool
+
+
+@dataclass(frozen=True)
+class ReduceKernel:
+    op: "ReduceOp"
+    active_set: bool
+
+
+@dataclass(frozen=True)
+class ScanKernel:
+    exclusive: bool
 
 
 @dataclass
@@ -70,12 +140,8 @@ class Entry:
     deprecated_types: list = field(default_factory=list)
     generic: Optional[str] = None
     kernel: Optional[str] = None
-    core: Optional[str] = None
-    op: Optional[str] = None
-    operand: Optional[str] = None
-    mode: Optional[str] = None
-    blocking: bool = True
-    cmp: Optional[str] = None
+    k: Optional[object] = None     # the typed kernel variant (RmaKernel, AmoKernel, ...):
+                                   # it holds the row's op/operand/mode/blocking/cmp
     inline: Optional[str] = None
     deprecated: Optional[str] = None
     replacement: Optional[str] = None
@@ -101,12 +167,29 @@ class Routine:
     version: str
     noreturn: bool = False
     variadic: bool = False
-    body: list = field(default_factory=list)     # C statements (lower.py)
-    inline: list = field(default_factory=list)   # inline fast path body, if any
+    # What lower.py decides; templates/binding_body.j2 and c_decls.j2 write the C.
+    checks: list = field(default_factory=list)         # always-on check records
+    debug_checks: list = field(default_factory=list)   # check records under SHMEM_DEBUG
+    noop_invalid_ctx: bool = False   # SHMEM_CTX_INVALID returns at once
+    call: object = None   # parameter names by the part they play (lower.call)
+    inline: Optional[str] = None     # inline fast path: put | get | p | g | order | amo
+
+    @property
+    def has_inline(self) -> bool:
+        return bool(self.inline)
+
+    def param(self, kind) -> Optional[str]:
+        """The name of the first parameter of `kind`, or None."""
+        return next((p.name for p in self.params if p.kind == kind), None)
 
     @property
     def guard(self) -> Optional[str]:
         return self.ctype.guard if self.ctype else None
+
+    @property
+    def extension(self) -> bool:
+        """shmemx_ routines: declared in shmemx.h, not shmem.h."""
+        return self.name.startswith("shmemx_")
 
     @property
     def pname(self) -> str:
@@ -158,6 +241,41 @@ class TestUnit:
     npes: list
 
 
+@dataclass(frozen=True)
+class AmoOp:
+    """One AMO operation (spec/ops.toml [[amo_op]])."""
+    name: str          # SHMEMI_AMO_<name>
+    fi_op: str         # libfabric operation
+    fi_kind: str       # fetch | atomic | compare: the libfabric calls that carry it
+    cpu: str           # load | store | exchange | cswap | fetch_<x> | cas
+    expr: str          # new value from a (old), b (operand), c (compare value)
+    signed: bool       # expr depends on signedness
+    classes: tuple     # type classes it is defined on
+    oracle: str        # read | write | cswap | fold
+    test_init: Optional[str] = None
+    test_value: Optional[str] = None
+    comment: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ReduceOp:
+    """One reduction operator (spec/ops.toml [[reduce_op]])."""
+    name: str          # SHMEMI_OP_<name>
+    classes: tuple
+    int_expr: Optional[str]
+    float_expr: Optional[str]
+    complex: bool
+    test_contrib: str      # the generated tests' oracle: PE k's element i
+    test_combine: str      # ... and the reduction of two of them
+    test_contrib_as: str   # the active-set recipe's contributions
+
+
+@dataclass
+class Ops:
+    amo: dict          # name -> AmoOp, in enum order
+    reduce: dict       # name -> ReduceOp, in enum order
+
+
 @dataclass
 class Api:
     types: dict
@@ -166,9 +284,12 @@ class Api:
     constants: list
     chapters: list             # chapter names, in spec file order
     entries: list
+    ops: Optional[Ops] = None
+    kinds: dict = field(default_factory=dict)   # name -> ParamKind
     routines: list = field(default_factory=list)
     generics: list = field(default_factory=list)
     tests: list = field(default_factory=list)
+    fortran: Optional[object] = None   # the Fortran chapter (fortran.FApi), when loaded with sizes
 
     def chapter_routines(self, chapter):
         return [r for r in self.routines if r.chapter == chapter]

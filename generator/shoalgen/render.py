@@ -5,21 +5,28 @@ import os
 import jinja2
 
 from .expand import expand_generics, expand_routines, expand_tests
-from .load import TableError, load_constants, load_entries, load_types
+from .load import TableError, load_constants, load_entries, load_kinds, load_ops, load_types
 from .lower import forward_decls, lower
 from .model import Api
 
 
-def load_api(spec_dir):
+def load_api(spec_dir, fortran_sizes=None):
+    """The one model: the C table, and with the Fortran compiler's sizes
+    ('integer=4,...') the Fortran chapter attached to it (api.fortran)."""
     types, tables, sizes = load_types(spec_dir)
     constants = load_constants(spec_dir)
-    chapters, entries = load_entries(spec_dir, types, tables, sizes)
+    ops = load_ops(spec_dir)
+    kinds = load_kinds(spec_dir)
+    chapters, entries = load_entries(spec_dir, types, tables, sizes, ops, kinds)
     api = Api(types=types, tables=tables, sizes=sizes, constants=constants,
-              chapters=chapters, entries=entries)
+              chapters=chapters, entries=entries, ops=ops, kinds=kinds)
     expand_routines(api)
     lower(api)
     expand_generics(api)
     expand_tests(api)
+    if fortran_sizes is not None:
+        from . import fortran
+        api.fortran = fortran.load_fortran(spec_dir, api, fortran.parse_sizes(fortran_sizes))
     return api
 
 
@@ -83,7 +90,7 @@ def emit(api, template_dir, what, outdir):
     env = _env(template_dir)
     os.makedirs(outdir, exist_ok=True)
     if what == "headers":
-        for name in ("shmem.h", "shmemx.h", "pshmem.h", "shmemi_forward.h"):
+        for name in ("shmem.h", "shmemx.h", "pshmem.h", "shmemi_forward.h", "shmemi_ops.h", "shmemi_ops_fi.h"):
             _write(os.path.join(outdir, name),
                    env.get_template(name + ".j2").render(api=api, forwards=forward_decls(api)))
     elif what == "bindings":
@@ -117,8 +124,7 @@ def emit(api, template_dir, what, outdir):
                json.dumps({"tests": manifest}, indent=1) + "\n")
 
 
-def emit_fortran(api, spec_dir, template_dir, what, outdir, sizes_text):
-    """The Fortran binding (spec/fortran.toml, templates/fortran/)."""
+def emit_fortran(api, template_dir, what, outdir):
+    """The Fortran binding (spec/fortran.toml, templates/fortran/): api.fortran."""
     from . import fortran
-    fapi = fortran.load_fortran(spec_dir, api, fortran.parse_sizes(sizes_text))
-    fortran.emit(fapi, _env(template_dir), what, outdir, _write)
+    fortran.emit(api.fortran, _env(template_dir), what, outdir, _write)

@@ -1,8 +1,9 @@
 /*
  * bootstrap/bootstrap.h — start-up services from the launcher: who we
- * are, who shares our node, a key/value exchange, and job abort. The only
- * code that talks to PMIx lives behind this interface; without a PMIx
- * server the job is a singleton (one PE) served from a local table.
+ * are, who shares our node, a key/value exchange, and job abort (a hook
+ * it registers with base/abort.h while PMIx is up). The only code that
+ * talks to PMIx lives behind this interface; without a PMIx server the
+ * job is a singleton (one PE) served from a local table.
  */
 #ifndef SHMEMI_BOOTSTRAP_H
 #define SHMEMI_BOOTSTRAP_H
@@ -29,9 +30,5 @@ void shmemi_boot_get(int pe, const char *key, void *data, size_t len, const char
 /* SHMEM_VIRTUAL_NODES: keep in local_pes only the PEs of this PE's
  * group among k contiguous groups (k <= 1: no change). */
 void shmemi_boot_virtual_nodes(struct shmemi_boot_info *bi, long k);
-
-/* End every PE of the job with `status`. Returns only if there is no
- * launcher to ask (the caller then exits by itself). */
-void shmemi_boot_abort(int status, const char *msg);
 
 #endif /* SHMEMI_BOOTSTRAP_H */

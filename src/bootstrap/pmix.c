@@ -8,6 +8,7 @@
 
 #include <pmix.h>
 
+#include "base/abort.h"
 #include "bootstrap/bootstrap.h"
 #include "shmemi.h"
 
@@ -108,6 +109,15 @@ static void init_singleton(struct shmemi_boot_info *bi, const char *routine)
         shmemi_fatal(routine, "out of memory");
 }
 
+/* The abort hook (base/abort.h): registered while PMIx is up. */
+static void boot_abort(int status, const char *msg)
+{
+    if (!boot.active)
+        return;
+    /* NULL procs: every process of our namespace. */
+    PMIx_Abort(status, msg, NULL, 0);
+}
+
 void shmemi_boot_init(struct shmemi_boot_info *bi, const char *routine)
 {
     pmix_status_t rc;
@@ -126,6 +136,7 @@ void shmemi_boot_init(struct shmemi_boot_info *bi, const char *routine)
     if (rc != PMIX_SUCCESS)
         shmemi_fatal(routine, "PMIx_Init failed: %s", PMIx_Error_string(rc));
     boot.active = 1;
+    shmemi_abort_hook_set(boot_abort);
     bi->rank = (int)boot.me.rank;
     bi->size = (int)get_job_long(PMIX_JOB_SIZE, routine);
     if (bi->size < 1 || bi->rank >= bi->size)
@@ -143,6 +154,7 @@ void shmemi_boot_fini(struct shmemi_boot_info *bi)
         boot.local[i].key[0] = '\0';
     }
     if (boot.active) {
+        shmemi_abort_hook_set(NULL);
         boot.active = 0;
         PMIX_CHECK(PMIx_Finalize(NULL, 0), "shmem_finalize");
     }
@@ -214,10 +226,3 @@ void shmemi_boot_get(int pe, const char *key, void *data, size_t len, const char
     PMIX_VALUE_RELEASE(v);
 }
 
-void shmemi_boot_abort(int status, const char *msg)
-{
-    if (!boot.active)
-        return;
-    /* NULL procs: every process of our namespace. */
-    PMIx_Abort(status, msg, NULL, 0);
-}

@@ -17,17 +17,7 @@
  * reuse exactly as pSync does: consecutive reductions alternate both.
  */
 #include "coll/coll.h"
-#include "memory/addr.h"
-#include "runtime/api.h"
-
-static struct shmemi_buf sym(const char *routine, const char *arg, const void *p, size_t len)
-{
-    struct shmemi_buf b = {0, 0};
-
-    if (len)
-        b.seg = shmemi_sym_ref(routine, arg, p, len, &b.off);
-    return b;
-}
+#include "shmemi.h"
 
 #define ACTIVE(g, scratch, psync_longs)                                                              \
     struct shmemi_team scratch;                                                                      \
@@ -58,30 +48,25 @@ void shmemi_broadcast_as(void *dest, const void *src, size_t nbytes, int root, i
         shmemi_fatal(routine, "PE_root %d out of range [0, %d)", root, PE_size);
     /* dest is symmetric on the root too: a pushing root writes there on
      * its children. */
-    if (!shmemi_coll_broadcast(&g, sym(routine, "dest", dest, nbytes), sym(routine, "source", src, nbytes), nbytes,
-                               root, 0))
+    if (!shmemi_coll_broadcast(&g, shmemi_buf_sym(routine, "dest", dest, nbytes),
+                               shmemi_buf_sym(routine, "source", src, nbytes), nbytes, root, 0))
         shmemi_grp_barrier(&g);
 }
 
 void shmemi_collect_as(void *dest, const void *src, size_t nbytes, int PE_start, int logPE_stride, int PE_size,
                        long *pSync, const char *routine)
 {
-    size_t off;
-    struct shmemi_buf d = {0, 0};
     ACTIVE(g, set, SHMEM_COLLECT_SYNC_SIZE);
-    if (dest || nbytes) {
-        d.seg = shmemi_sym_ref(routine, "dest", dest, 1, &off);
-        d.off = off;
-    }
-    shmemi_coll_collect(&g, d, sym(routine, "source", src, nbytes), nbytes, 0);
+    struct shmemi_buf d = shmemi_buf_start(routine, "dest", dest, nbytes);
+    shmemi_coll_collect(&g, d, shmemi_buf_sym(routine, "source", src, nbytes), nbytes, 0);
 }
 
 void shmemi_fcollect_as(void *dest, const void *src, size_t nbytes, int PE_start, int logPE_stride, int PE_size,
                         long *pSync, const char *routine)
 {
     ACTIVE(g, set, SHMEM_COLLECT_SYNC_SIZE);
-    shmemi_coll_collect(&g, sym(routine, "dest", dest, nbytes * (size_t)PE_size),
-                        sym(routine, "source", src, nbytes), nbytes, 1);
+    shmemi_coll_collect(&g, shmemi_buf_sym(routine, "dest", dest, nbytes * (size_t)PE_size),
+                        shmemi_buf_sym(routine, "source", src, nbytes), nbytes, 1);
 }
 
 void shmemi_alltoall_as(void *dest, const void *src, size_t nbytes, int PE_start, int logPE_stride, int PE_size,
@@ -89,8 +74,8 @@ void shmemi_alltoall_as(void *dest, const void *src, size_t nbytes, int PE_start
 {
     size_t total = nbytes * (size_t)PE_size;
     ACTIVE(g, set, SHMEM_ALLTOALL_SYNC_SIZE);
-    shmemi_coll_alltoalls(&g, sym(routine, "dest", dest, total), sym(routine, "source", src, total), 1, 1,
-                          nbytes ? nbytes : 1, nbytes ? 1 : 0);
+    shmemi_coll_alltoalls(&g, shmemi_buf_sym(routine, "dest", dest, total),
+                          shmemi_buf_sym(routine, "source", src, total), 1, 1, nbytes ? nbytes : 1, nbytes ? 1 : 0);
 }
 
 void shmemi_alltoalls_as(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems,
@@ -100,9 +85,9 @@ void shmemi_alltoalls_as(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t s
     ACTIVE(g, set, SHMEM_ALLTOALLS_SYNC_SIZE);
     if (dst < 1 || sst < 1)
         shmemi_fatal(routine, "strides must be >= 1 (dst %td, sst %td)", dst, sst);
-    shmemi_coll_alltoalls(&g, sym(routine, "dest", dest, total ? (total - 1) * (size_t)dst * elem + elem : 0),
-                          sym(routine, "source", src, total ? (total - 1) * (size_t)sst * elem + elem : 0), dst,
-                          sst, elem, nelems);
+    shmemi_coll_alltoalls(&g, shmemi_buf_sym(routine, "dest", dest, shmemi_strided_extent(total, dst, elem)),
+                          shmemi_buf_sym(routine, "source", src, shmemi_strided_extent(total, sst, elem)), dst, sst,
+                          elem, nelems);
 }
 
 void shmemi_reduce_as(enum shmemi_reduce_op op, int dtype, void *dest, const void *src, size_t count, int PE_start,
@@ -111,6 +96,7 @@ void shmemi_reduce_as(enum shmemi_reduce_op op, int dtype, void *dest, const voi
     size_t elem = SHMEMI_DT_SIZE(dtype), bytes = count * elem, wrk_bytes = count ? shmemi_pwrk_elems(count) * elem : 0;
     ACTIVE(g, set, SHMEM_REDUCE_SYNC_SIZE);
     shmemi_combine_for(op, dtype, routine);
-    shmemi_coll_reduce(&g, op, dtype, sym(routine, "dest", dest, bytes), sym(routine, "source", src, bytes), count,
-                       sym(routine, "pWrk", pWrk, wrk_bytes), wrk_bytes);
+    shmemi_coll_reduce(&g, op, dtype, shmemi_buf_sym(routine, "dest", dest, bytes),
+                       shmemi_buf_sym(routine, "source", src, bytes), count,
+                       shmemi_buf_sym(routine, "pWrk", pWrk, wrk_bytes), wrk_bytes);
 }

@@ -1,6 +1,6 @@
 /*
  * coll/algo.h — names of the collective algorithms. The values index the
- * name list of runtime/env.c, where SHMEM_*_ALGORITHM are parsed; 0 is
+ * name list of base/env.c, where SHMEM_*_ALGORITHM are parsed; 0 is
  * "auto" (chosen per call from size and team shape).
  */
 #ifndef SHMEMI_ALGO_H

@@ -15,9 +15,9 @@
  *   calling, and its stores complete at once, so each member counts
  *   itself in at the others and waits for their arrivals instead.
  */
+#include "base/env.h"
 #include "coll/algo.h"
 #include "coll/coll.h"
-#include "runtime/env.h"
 #include "transport/transport.h"
 
 static int partner(const struct shmemi_group *g, int s, int sign)

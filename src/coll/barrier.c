@@ -15,10 +15,10 @@
  *   whichever member the scheduler runs last once, instead of waiting
  *   log2(N) times on particular members.
  */
+#include "base/env.h"
 #include "coll/algo.h"
 #include "coll/barrier.h"
 #include "coll/tree.h"
-#include "runtime/env.h"
 
 static void dissemination(struct shmemi_group *g)
 {

@@ -20,10 +20,10 @@
  */
 #include <string.h>
 
+#include "base/env.h"
 #include "coll/algo.h"
 #include "coll/coll.h"
 #include "coll/tree.h"
-#include "runtime/env.h"
 
 /* The buffer member `rank` holds the data in. */
 static struct shmemi_buf holder(int rank, int root, int root_writes, struct shmemi_buf dest,

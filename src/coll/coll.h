@@ -1,8 +1,8 @@
 /*
  * coll/coll.h — the algorithms behind the team and active-set entry
  * points. Buffers are symmetric (segment, offset) pairs, the same on
- * every member; the entry points (coll/team_coll.c, coll/active.c) check
- * and translate the user's pointers.
+ * every member; the entry points (api/team_coll.c, coll/active.c) check
+ * and translate the user's pointers (shmemi_buf_sym).
  */
 #ifndef SHMEMI_COLL_H
 #define SHMEMI_COLL_H
@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "coll/group.h"
+#include "memory/addr.h"
 
 struct shmemi_buf {
     int seg;
@@ -21,9 +22,30 @@ static inline char *shmemi_buf_addr(struct shmemi_buf b)
     return shmemi_grp_addr(b.seg, b.off);
 }
 
-static inline struct shmemi_buf shmemi_buf_at(struct shmemi_buf b, size_t delta)
+/* The user's buffer [p, p+len) as (seg, off); fatal, naming `arg`, when
+ * it is not symmetric. An empty range names no memory: {0, 0}. */
+static inline struct shmemi_buf shmemi_buf_sym(const char *routine, const char *arg, const void *p, size_t len)
 {
-    return (struct shmemi_buf){b.seg, b.off + delta};
+    struct shmemi_buf b = {0, 0};
+
+    if (len)
+        b.seg = shmemi_sym_ref(routine, arg, p, len, &b.off);
+    return b;
+}
+
+/* A collect's dest, whose extent is known only after the sizes are
+ * exchanged: check where it starts (unless empty with p NULL); the
+ * copies check the rest. */
+static inline struct shmemi_buf shmemi_buf_start(const char *routine, const char *arg, const void *p,
+                                                 size_t nbytes)
+{
+    return shmemi_buf_sym(routine, arg, p, p || nbytes ? 1 : 0);
+}
+
+/* Bytes spanned by `count` elements of `elem` bytes, `stride` elements apart. */
+static inline size_t shmemi_strided_extent(size_t count, ptrdiff_t stride, size_t elem)
+{
+    return count ? (count - 1) * (size_t)stride * elem + elem : 0;
 }
 
 /* root_writes: the 1.5 team broadcast writes dest on the root too; the

@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "coll/algo.h"
 #include "coll/coll.h"
-#include "runtime/env.h"
 
 struct layout {
     size_t *off, *len;      /* [n] */

@@ -45,7 +45,7 @@ int shmemi_grp_team_slots(int n)
            SHMEMI_GRP_NMISC + SHMEMI_GRP_NAUX;
 }
 
-int shmemi_grp_psync_slots(int n)
+static int psync_slots(int n)
 {
     return 3 * ceil_log(n, 2) + 3 + SHMEMI_GRP_NAUX;
 }
@@ -108,13 +108,9 @@ int shmemi_grp_aux(const struct shmemi_group *g, int i)
 
 static int members_mapped(const struct shmemi_team *t)
 {
-    if (shmemi_world.amo_local) /* libfabric is closed: every PE is mapped here */
-        return 1;
-    for (int i = 0; i < t->size; i++) {
-        int pe = shmemi_team_world_pe(t, i);
-        if (!shmemi_world.tp[pe]->ptr(pe, SHMEMI_SEG_HEAP, 0))
+    for (int i = 0; i < t->size; i++)
+        if (!shmemi_tp_is_mapped(shmemi_team_world_pe(t, i)))
             return 0;
-    }
     return 1;
 }
 
@@ -122,7 +118,7 @@ static void layout(struct shmemi_group *g)
 {
     g->rounds = ceil_log(g->n, 2);
     g->kdigits = ceil_log(g->n, g->radix);
-    g->nslots = g->counting ? shmemi_grp_psync_slots(g->n) : shmemi_grp_team_slots(g->n);
+    g->nslots = g->counting ? psync_slots(g->n) : shmemi_grp_team_slots(g->n);
 }
 
 void shmemi_grp_team(struct shmemi_group *g, struct shmemi_team *t, const char *routine)
@@ -178,21 +174,19 @@ static uint64_t stamp(const struct shmemi_group *g, unsigned step)
  * next wait looks. */
 static void flag_amo(const struct shmemi_group *g, int pe, int slot, enum shmemi_amo_op op, uint64_t v)
 {
-    uint64_t old;
+    uint64_t old, *flag = shmemi_tp_cpu_amo_addr(pe, g->seg, shmemi_grp_slot_off(g, slot));
 
-    /* With libfabric closed, CPU atomics are the job's atomicity domain and
-     * every flag is mapped here: one locked instruction, no dispatch. */
-    if (shmemi_world.amo_local) {
-        uint64_t *flag = shmemi_peer_addr(g->seg, shmemi_grp_slot_off(g, slot), pe);
-
+    /* Where CPU atomics are the job's atomicity domain: one locked
+     * instruction, no dispatch. */
+    if (flag) {
         if (op == SHMEMI_AMO_ADD)
             __atomic_fetch_add(flag, v, __ATOMIC_SEQ_CST);
         else
             __atomic_exchange_n(flag, v, __ATOMIC_SEQ_CST);
         return;
     }
-    shmemi_world.tp[pe]->amo(pe, g->seg, shmemi_grp_slot_off(g, slot), op, SHMEMI_DT(SHMEMI_DT_UINT, 8), &v, NULL,
-                             &old, g->routine);
+    shmemi_tp_amo(SHMEM_CTX_DEFAULT, pe, g->seg, shmemi_grp_slot_off(g, slot), op, SHMEMI_DT(SHMEMI_DT_UINT, 8), &v,
+                  NULL, &old, 0, g->routine);
 }
 
 void shmemi_grp_signal(struct shmemi_group *g, int slot, int rank, unsigned step)
@@ -210,19 +204,20 @@ static void wait_at_least(const struct shmemi_group *g, int slot, uint64_t want)
         shmemi_backoff(&spins);
 }
 
-void shmemi_grp_wait(struct shmemi_group *g, int slot, unsigned step)
-{
-    if (g->counting) {
-        shmemi_grp_wait_count(g, slot, 1);
-        return;
-    }
-    wait_at_least(g, slot, stamp(g, step));
-}
-
-void shmemi_grp_wait_count(struct shmemi_group *g, int slot, uint64_t k)
+/* Counting flags only: wait until own `slot` holds k, and take k off. */
+static void wait_count(struct shmemi_group *g, int slot, uint64_t k)
 {
     wait_at_least(g, slot, k);
     flag_amo(g, shmemi_world.my_pe, slot, SHMEMI_AMO_ADD, (uint64_t)0 - k); /* take k off */
+}
+
+void shmemi_grp_wait(struct shmemi_group *g, int slot, unsigned step)
+{
+    if (g->counting) {
+        wait_count(g, slot, 1);
+        return;
+    }
+    wait_at_least(g, slot, stamp(g, step));
 }
 
 void shmemi_grp_arrive_all(struct shmemi_group *g)
@@ -232,7 +227,7 @@ void shmemi_grp_arrive_all(struct shmemi_group *g)
     shmemi_grp_release();
     for (int k = 1; k < g->n; k++)
         shmemi_grp_signal(g, slot, (g->me + k) % g->n, 1);
-    shmemi_grp_wait_count(g, slot, (uint64_t)g->n - 1);
+    wait_count(g, slot, (uint64_t)g->n - 1);
 }
 
 void shmemi_grp_release(void)
@@ -243,7 +238,7 @@ void shmemi_grp_release(void)
 const void *shmemi_grp_peer_ptr(const struct shmemi_group *g, int rank, int seg, size_t off)
 {
     int pe = shmemi_grp_pe(g, rank);
-    return shmemi_world.tp[pe]->ptr(pe, seg, off);
+    return shmemi_tp_ptr(pe, seg, off);
 }
 
 void shmemi_grp_get(const struct shmemi_group *g, void *dst, int rank, int seg, size_t off, size_t n)
@@ -253,12 +248,12 @@ void shmemi_grp_get(const struct shmemi_group *g, void *dst, int rank, int seg, 
 
     if (!n)
         return;
-    p = shmemi_world.tp[pe]->ptr(pe, seg, off);
+    p = shmemi_tp_ptr(pe, seg, off);
     if (p) {
         if (p != dst)
             memcpy(dst, p, n);
     } else {
-        shmemi_world.tp[pe]->get(dst, pe, seg, off, n, g->routine);
+        shmemi_tp_get(SHMEM_CTX_DEFAULT, dst, pe, seg, off, n, 0, g->routine);
     }
 }
 
@@ -269,12 +264,12 @@ void shmemi_grp_put(const struct shmemi_group *g, int rank, int seg, size_t off,
 
     if (!n)
         return;
-    p = shmemi_world.tp[pe]->ptr(pe, seg, off);
+    p = shmemi_tp_ptr(pe, seg, off);
     if (p) {
         if (p != src)
             memcpy(p, src, n);
     } else {
-        shmemi_world.tp[pe]->put(pe, seg, off, src, n, g->routine);
+        shmemi_tp_put(SHMEM_CTX_DEFAULT, pe, seg, off, src, n, 0, g->routine);
     }
 }
 

@@ -32,7 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/world.h"
+#include "memory/map.h"
+#include "base/world.h"
 #include "team/team.h"
 
 struct shmemi_group {
@@ -67,9 +68,8 @@ int shmemi_grp_misc(const struct shmemi_group *g, int which);
 int shmemi_grp_aux(const struct shmemi_group *g, int i);
 #define SHMEMI_GRP_NAUX 3
 
-/* Slots a layout needs: team blocks (radix 4) and pSync (radix 2). */
+/* Slots a team block's layout needs (radix 4). */
 int shmemi_grp_team_slots(int n);
-int shmemi_grp_psync_slots(int n);
 
 /* Begin a call on a team (bumps its epoch); 0 on success. */
 void shmemi_grp_team(struct shmemi_group *g, struct shmemi_team *t, const char *routine);
@@ -89,7 +89,7 @@ static inline size_t shmemi_grp_slot_off(const struct shmemi_group *g, int slot)
 
 static inline uint64_t *shmemi_grp_local(const struct shmemi_group *g, int slot)
 {
-    return (uint64_t *)(shmemi_world.seg_base[g->seg] + shmemi_grp_slot_off(g, slot));
+    return (uint64_t *)(shmemi_map.seg_base[g->seg] + shmemi_grp_slot_off(g, slot));
 }
 
 /* A new phase of the call (each barrier, tree pass, ring...). */
@@ -102,8 +102,6 @@ static inline void shmemi_grp_phase(struct shmemi_group *g)
 void shmemi_grp_signal(struct shmemi_group *g, int slot, int rank, unsigned step);
 /* Wait for step `step` of this phase in own `slot`. */
 void shmemi_grp_wait(struct shmemi_group *g, int slot, unsigned step);
-/* Counting flags only: wait until own `slot` holds k, and take k off. */
-void shmemi_grp_wait_count(struct shmemi_group *g, int slot, uint64_t k);
 /* The arrival count of a pushed call (counting flags only): every member
  * adds 1 to each other member's count once its stores there are done,
  * and waits for its own to reach n - 1, instead of a barrier's log2(n)
@@ -127,7 +125,7 @@ void shmemi_grp_put(const struct shmemi_group *g, int rank, int seg, size_t off,
 /* Local address of own (seg, off). */
 static inline char *shmemi_grp_addr(int seg, size_t off)
 {
-    return (char *)shmemi_world.seg_base[seg] + off;
+    return (char *)shmemi_map.seg_base[seg] + off;
 }
 
 /* Whether a call may store into members' dest before they enter it: the

@@ -36,9 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "coll/algo.h"
 #include "coll/coll.h"
-#include "runtime/env.h"
 
 #define BOUNCE_MAX ((size_t)64 << 10)
 

@@ -8,6 +8,10 @@
 
 #include "coll/coll.h"
 
+/* The operators and their expressions come from spec/ops.toml, through
+ * the generated shmemi_ops.h (SHMEMI_REDUCE_*). */
+SHMEMI_REDUCE_CHECK_ENUM();
+
 #define COMBINE(name, T, expr)                                                  \
     static void name(void *acc_, const void *in_, size_t count)               \
     {                                                                           \
@@ -19,29 +23,18 @@
         }                                                                       \
     }
 
-/* Integers: and, or, xor, max, min, sum, prod (sum/prod through U). */
+/* Integers: sum/prod through U, the unsigned type of the width. */
 #define INT_OPS(tag, T, U)                                                      \
-    COMBINE(and_##tag, T, a & b)                                                \
-    COMBINE(or_##tag, T, a | b)                                                 \
-    COMBINE(xor_##tag, T, a ^ b)                                                \
-    COMBINE(max_##tag, T, a > b ? a : b)                                        \
-    COMBINE(min_##tag, T, a < b ? a : b)                                        \
-    COMBINE(sum_##tag, T, (T)((U)a + (U)b))                                     \
-    COMBINE(prod_##tag, T, (T)((U)a * (U)b))                                    \
-    static const shmemi_combine_fn ops_##tag[] = {and_##tag, or_##tag, xor_##tag, max_##tag, \
-                                                  min_##tag, sum_##tag, prod_##tag};
+    SHMEMI_REDUCE_INT_FNS(COMBINE, tag, T, U)                                   \
+    static const shmemi_combine_fn ops_##tag[] = SHMEMI_REDUCE_INT_TABLE(tag);
 
 #define FLOAT_OPS(tag, T)                                                       \
-    COMBINE(max_##tag, T, a > b ? a : b)                                        \
-    COMBINE(min_##tag, T, a < b ? a : b)                                        \
-    COMBINE(sum_##tag, T, a + b)                                                \
-    COMBINE(prod_##tag, T, a * b)                                               \
-    static const shmemi_combine_fn ops_##tag[] = {NULL, NULL, NULL, max_##tag, min_##tag, sum_##tag, prod_##tag};
+    SHMEMI_REDUCE_FLOAT_FNS(COMBINE, tag, T)                                    \
+    static const shmemi_combine_fn ops_##tag[] = SHMEMI_REDUCE_FLOAT_TABLE(tag);
 
 #define COMPLEX_OPS(tag, T)                                                     \
-    COMBINE(sum_##tag, T, a + b)                                                \
-    COMBINE(prod_##tag, T, a * b)                                               \
-    static const shmemi_combine_fn ops_##tag[] = {NULL, NULL, NULL, NULL, NULL, sum_##tag, prod_##tag};
+    SHMEMI_REDUCE_COMPLEX_FNS(COMBINE, tag, T)                                  \
+    static const shmemi_combine_fn ops_##tag[] = SHMEMI_REDUCE_COMPLEX_TABLE(tag);
 
 INT_OPS(i8, int8_t, unsigned)
 INT_OPS(i16, int16_t, unsigned)
@@ -57,7 +50,7 @@ FLOAT_OPS(ld, long double)
 COMPLEX_OPS(cf, float _Complex)
 COMPLEX_OPS(cd, double _Complex)
 
-static const char *const op_names[] = {"and", "or", "xor", "max", "min", "sum", "prod"};
+static const char *const op_names[] = SHMEMI_REDUCE_OP_NAMES;
 
 shmemi_combine_fn shmemi_combine_for(enum shmemi_reduce_op op, int dtype, const char *routine)
 {
@@ -83,8 +76,8 @@ shmemi_combine_fn shmemi_combine_for(enum shmemi_reduce_op op, int dtype, const 
     }
     if (!tab)
         shmemi_fatal(routine, "no reduction for datatype 0x%x", (unsigned)dtype);
-    if ((unsigned)op > SHMEMI_OP_PROD || !tab[op])
+    if ((unsigned)op >= SHMEMI_REDUCE_N_OPS || !tab[op])
         shmemi_fatal(routine, "the %s reduction is not defined for this type",
-                     (unsigned)op <= SHMEMI_OP_PROD ? op_names[op] : "unknown");
+                     (unsigned)op < SHMEMI_REDUCE_N_OPS ? op_names[op] : "unknown");
     return tab[op];
 }

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "coll/algo.h"
 #include "coll/coll.h"
-#include "runtime/env.h"
 
 static void direct(struct shmemi_group *g, shmemi_combine_fn f, size_t bytes, int exclusive,
                    struct shmemi_buf dest, struct shmemi_buf src, size_t count)

@@ -1,10 +1,8 @@
 /*
  * coll/sync.c — shmem_barrier_all and shmem_sync_all over the world team.
  */
-#include <stdatomic.h>
-
 #include "coll/barrier.h"
-#include "runtime/api.h"
+#include "shmemi.h"
 #include "team/team.h"
 
 void shmemi_barrier_all(void)

@@ -8,7 +8,8 @@
 
 #include <sched.h>
 
-#include "runtime/world.h"
+#include "base/world.h"
+#include "transport/transport.h"
 
 static inline void shmemi_cpu_relax(void)
 {
@@ -19,9 +20,6 @@ static inline void shmemi_cpu_relax(void)
 #endif
 }
 
-void shmemi_transport_progress(void);
-void shmemi_ofi_wait_watch(unsigned spins);
-
 /* Call once per unsatisfied poll; *spins starts at 0. A manual-progress
  * network path is driven from here, so every wait loop serves the
  * traffic it may be waiting for, and watches for lost peers
@@ -30,10 +28,8 @@ static inline void shmemi_backoff(unsigned *spins)
 {
     if (*spins != ~0u)
         ++*spins;
-    if (shmemi_world.net_progress) {
-        shmemi_transport_progress();
-        shmemi_ofi_wait_watch(*spins);
-    }
+    if (shmemi_world.net_progress)
+        shmemi_transport_wait_step(*spins);
     if (*spins > shmemi_world.spin_limit) {
         sched_yield();
         return;

@@ -1,82 +1,106 @@
 /*
  * comm/lock.c — distributed locks as a ticket lock on PE 0's copy of the
- * lock word: FIFO, so no PE starves. The 64-bit word holds the next
- * ticket in its high half and the ticket being served in its low half;
- * 0 (both halves equal) is "free", matching the required initial value.
- * Halves wrap independently, so a release never carries into "next".
+ * lock word: FIFO, so no PE starves. The word holds the next ticket in
+ * its high half and the ticket being served in its low half (32 + 32 bits
+ * for C's long, 16 + 16 for Fortran's INTEGER); 0 (both halves equal) is
+ * "free", matching the required initial value. Halves wrap independently,
+ * so a release never carries into "next".
  */
 #include <stdint.h>
 
 #include "comm/backoff.h"
+#include "comm/lock.h"
 #include "memory/addr.h"
-#include "runtime/api.h"
+#include "shmemi.h"
 #include "transport/transport.h"
 
-_Static_assert(sizeof(long) == 8, "the ticket lock packs two 32-bit halves in a long");
+_Static_assert(sizeof(long) == 8, "the C ticket lock packs two 32-bit halves in a long");
 
 #define LOCK_PE 0
-#define TICKET ((uint64_t)1 << 32)
-#define DT_U64 SHMEMI_DT(SHMEMI_DT_UINT, 8)
 
 struct lock_ref {
-    const struct shmemi_transport *tp;
     int seg;
     size_t off;
+    size_t size;      /* 4 or 8 */
+    unsigned half;    /* bits per half */
+    uint64_t low;     /* mask of the "serving" half */
+    uint64_t word;    /* mask of the whole word */
     const char *routine;
 };
 
-static struct lock_ref lock_ref(long *lock, const char *routine)
+static struct lock_ref lock_ref(void *lock, size_t size, const char *routine)
 {
-    struct lock_ref r = {.routine = routine};
+    struct lock_ref r = {.size = size, .half = (unsigned)size * 4, .routine = routine};
 
     shmemi_check_init(routine);
-    r.seg = shmemi_sym_ref(routine, "lock", lock, sizeof *lock, &r.off);
-    r.tp = shmemi_world.tp[LOCK_PE];
+    r.low = ((uint64_t)1 << r.half) - 1;
+    r.word = size == 8 ? ~(uint64_t)0 : ((uint64_t)1 << 32) - 1;
+    r.seg = shmemi_sym_ref(routine, "lock", lock, size, &r.off);
     return r;
 }
 
 static uint64_t lock_amo(const struct lock_ref *r, enum shmemi_amo_op op, uint64_t value, uint64_t cond)
 {
-    uint64_t old = 0;
-    r->tp->amo(LOCK_PE, r->seg, r->off, op, DT_U64, &value, &cond, &old, r->routine);
+    int dtype = SHMEMI_DT(SHMEMI_DT_UINT, (int)r->size);
+
+    if (r->size == 8) {
+        uint64_t old = 0;
+        shmemi_tp_amo(SHMEM_CTX_DEFAULT, LOCK_PE, r->seg, r->off, op, dtype, &value, &cond, &old, 0, r->routine);
+        return old;
+    }
+    uint32_t v = (uint32_t)value, c = (uint32_t)cond, old = 0;
+    shmemi_tp_amo(SHMEM_CTX_DEFAULT, LOCK_PE, r->seg, r->off, op, dtype, &v, &c, &old, 0, r->routine);
     return old;
 }
 
-void shmemi_set_lock(long *lock)
+void shmemi_ticket_set(void *lock, size_t size, const char *routine)
 {
-    struct lock_ref r = lock_ref(lock, "shmem_set_lock");
-    uint32_t mine = (uint32_t)(lock_amo(&r, SHMEMI_AMO_ADD, TICKET, 0) >> 32);
+    struct lock_ref r = lock_ref(lock, size, routine);
+    uint64_t mine = (lock_amo(&r, SHMEMI_AMO_ADD, (uint64_t)1 << r.half, 0) >> r.half) & r.low;
     unsigned spins = 0;
 
-    while ((uint32_t)lock_amo(&r, SHMEMI_AMO_FETCH, 0, 0) != mine)
+    while ((lock_amo(&r, SHMEMI_AMO_FETCH, 0, 0) & r.low) != mine)
         shmemi_backoff(&spins);
 }
 
-void shmemi_clear_lock(long *lock)
+void shmemi_ticket_clear(void *lock, size_t size, const char *routine)
 {
-    struct lock_ref r = lock_ref(lock, "shmem_clear_lock");
-    uint64_t v, nv;
+    struct lock_ref r = lock_ref(lock, size, routine);
+    uint64_t v;
 
     /* Writes made under the lock complete before the next holder enters. */
     shmemi_quiet(SHMEM_CTX_DEFAULT);
     v = lock_amo(&r, SHMEMI_AMO_FETCH, 0, 0);
-    for (;;) { /* bump "serving"; retry when a new ticket raced us */
-        uint64_t seen;
-        nv = (v & ~(TICKET - 1)) | (uint32_t)(v + 1);
-        seen = lock_amo(&r, SHMEMI_AMO_CSWAP, nv, v);
+    for (;;) { /* bump "serving" alone; retry when a new ticket raced us */
+        uint64_t nv = (v & ~r.low) | ((v + 1) & r.low), seen = lock_amo(&r, SHMEMI_AMO_CSWAP, nv, v);
         if (seen == v)
             return;
         v = seen;
     }
 }
 
-int shmemi_test_lock(long *lock)
+int shmemi_ticket_test(void *lock, size_t size, const char *routine)
 {
-    struct lock_ref r = lock_ref(lock, "shmem_test_lock");
+    struct lock_ref r = lock_ref(lock, size, routine);
     uint64_t v = lock_amo(&r, SHMEMI_AMO_FETCH, 0, 0);
 
-    if ((uint32_t)(v >> 32) != (uint32_t)v)
+    if (((v >> r.half) & r.low) != (v & r.low))
         return 1; /* held, or others queued */
-    /* Free: take the ticket that is being served, if nobody beats us. */
-    return lock_amo(&r, SHMEMI_AMO_CSWAP, v + TICKET, v) == v ? 0 : 1;
+    /* Free: take the ticket being served, unless someone beats us to it. */
+    return lock_amo(&r, SHMEMI_AMO_CSWAP, (v + ((uint64_t)1 << r.half)) & r.word, v) == v ? 0 : 1;
+}
+
+void shmemi_set_lock(long *lock)
+{
+    shmemi_ticket_set(lock, sizeof *lock, "shmem_set_lock");
+}
+
+void shmemi_clear_lock(long *lock)
+{
+    shmemi_ticket_clear(lock, sizeof *lock, "shmem_clear_lock");
+}
+
+int shmemi_test_lock(long *lock)
+{
+    return shmemi_ticket_test(lock, sizeof *lock, "shmem_test_lock");
 }

@@ -3,7 +3,7 @@
  * completion state per context; shm has none (its fence is a memory
  * fence, which orders every context: stronger than required).
  */
-#include "runtime/api.h"
+#include "shmemi.h"
 #include "transport/transport.h"
 
 void shmemi_fence(shmem_ctx_t ctx)

@@ -8,7 +8,7 @@
 #include "comm/backoff.h"
 #include "comm/target.h"
 #include "memory/addr.h"
-#include "runtime/api.h"
+#include "shmemi.h"
 #include "transport/transport.h"
 
 static void signal_update(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,

@@ -5,10 +5,8 @@
 #ifndef SHMEMI_TARGET_H
 #define SHMEMI_TARGET_H
 
+#include "base/world.h"
 #include "ctx/ctx.h"
-#include "runtime/world.h"
-
-SHMEMI_NORETURN void shmemi_fatal_pe(const char *routine, int pe, int size);
 
 static inline int shmemi_target_pe(shmem_ctx_t ctx, int pe, const char *routine)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "comm/backoff.h"
-#include "runtime/world.h"
+#include "base/world.h"
 
 /* Element i, widened to 64 bits with the sign extended for signed types. */
 static uint64_t load_elem(const void *base, size_t i, int dtype)

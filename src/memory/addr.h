@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/world.h"
+#include "memory/map.h"
 
 /* Segment holding all of [addr, addr+len) and the offset of addr in it,
  * or -1. User-visible segments only (never the control region). */
@@ -16,13 +16,13 @@ static inline int shmemi_sym_lookup(const void *addr, size_t len, size_t *off)
 {
     uintptr_t a = (uintptr_t)addr, o;
 
-    o = a - shmemi_world.seg_base[SHMEMI_SEG_HEAP];
-    if (o < shmemi_world.seg_size[SHMEMI_SEG_HEAP] && len <= shmemi_world.seg_size[SHMEMI_SEG_HEAP] - o) {
+    o = a - shmemi_map.seg_base[SHMEMI_SEG_HEAP];
+    if (o < shmemi_map.seg_size[SHMEMI_SEG_HEAP] && len <= shmemi_map.seg_size[SHMEMI_SEG_HEAP] - o) {
         *off = o;
         return SHMEMI_SEG_HEAP;
     }
-    o = a - shmemi_world.seg_base[SHMEMI_SEG_DATA];
-    if (o < shmemi_world.seg_size[SHMEMI_SEG_DATA] && len <= shmemi_world.seg_size[SHMEMI_SEG_DATA] - o) {
+    o = a - shmemi_map.seg_base[SHMEMI_SEG_DATA];
+    if (o < shmemi_map.seg_size[SHMEMI_SEG_DATA] && len <= shmemi_map.seg_size[SHMEMI_SEG_DATA] - o) {
         *off = o;
         return SHMEMI_SEG_DATA;
     }
@@ -32,7 +32,7 @@ static inline int shmemi_sym_lookup(const void *addr, size_t len, size_t *off)
 /* Where (seg, off) of world PE `pe` is mapped here, or NULL. */
 static inline void *shmemi_peer_addr(int seg, size_t off, int pe)
 {
-    char *base = shmemi_world.peer_base[seg][pe];
+    char *base = shmemi_map.peer_base[seg][pe];
     return base ? base + off : NULL;
 }
 

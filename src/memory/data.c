@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "memory/heap.h"
-#include "runtime/world.h"
+#include "memory/map.h"
+#include "base/world.h"
 
 struct writable {
     uintptr_t start, end;
@@ -66,10 +67,9 @@ static void page_copy(void *dst, const void *src, size_t pg)
 
 void shmemi_data_expose(const char *routine)
 {
-    struct shmemi_world *wd = &shmemi_world;
     struct writable w = {0};
     uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
-    struct shmemi_segment *s = &wd->data_seg;
+    struct shmemi_segment *s = &shmemi_map.data_seg;
     size_t len;
     void *p;
 
@@ -109,6 +109,6 @@ void shmemi_data_expose(const char *routine)
     shmemi_segment_close(s);
     s->base = p;
     s->size = len;
-    wd->seg_base[SHMEMI_SEG_DATA] = lo;
-    wd->seg_size[SHMEMI_SEG_DATA] = len;
+    shmemi_map.seg_base[SHMEMI_SEG_DATA] = lo;
+    shmemi_map.seg_size[SHMEMI_SEG_DATA] = len;
 }

@@ -10,7 +10,8 @@
 #include "bootstrap/bootstrap.h"
 #include "memory/ctrl.h"
 #include "memory/heap.h"
-#include "runtime/world.h"
+#include "memory/map.h"
+#include "base/world.h"
 
 /* What a PE publishes about itself. */
 struct seg_card {
@@ -22,6 +23,11 @@ struct seg_card {
 
 #define CARD_KEY "shoal.segments"
 
+struct shmemi_map shmemi_map = {
+    .heap_seg = {.fd = -1},
+    .data_seg = {.fd = -1},
+};
+
 static size_t page_size(void)
 {
     return (size_t)sysconf(_SC_PAGESIZE);
@@ -29,16 +35,15 @@ static size_t page_size(void)
 
 void shmemi_heap_create(size_t user_size, const char *routine)
 {
-    struct shmemi_world *w = &shmemi_world;
     size_t pg = page_size();
 
     user_size = (user_size + pg - 1) / pg * pg;
-    shmemi_segment_create(&w->heap_seg, SHMEMI_CTRL_SIZE + user_size, routine);
-    shmemi_segment_close(&w->heap_seg);
-    w->seg_base[SHMEMI_SEG_CTRL] = (uintptr_t)w->heap_seg.base;
-    w->seg_size[SHMEMI_SEG_CTRL] = SHMEMI_CTRL_SIZE;
-    w->seg_base[SHMEMI_SEG_HEAP] = (uintptr_t)w->heap_seg.base + SHMEMI_CTRL_SIZE;
-    w->seg_size[SHMEMI_SEG_HEAP] = user_size;
+    shmemi_segment_create(&shmemi_map.heap_seg, SHMEMI_CTRL_SIZE + user_size, routine);
+    shmemi_segment_close(&shmemi_map.heap_seg);
+    shmemi_map.seg_base[SHMEMI_SEG_CTRL] = (uintptr_t)shmemi_map.heap_seg.base;
+    shmemi_map.seg_size[SHMEMI_SEG_CTRL] = SHMEMI_CTRL_SIZE;
+    shmemi_map.seg_base[SHMEMI_SEG_HEAP] = (uintptr_t)shmemi_map.heap_seg.base + SHMEMI_CTRL_SIZE;
+    shmemi_map.seg_size[SHMEMI_SEG_HEAP] = user_size;
 }
 
 static char **peer_array(int n, const char *routine)
@@ -54,23 +59,23 @@ void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *rou
     struct shmemi_world *w = &shmemi_world;
     struct seg_card mine = {0}, theirs;
 
-    memcpy(mine.heap_name, w->heap_seg.name, SHMEMI_SEG_NAME_MAX);
-    memcpy(mine.data_name, w->data_seg.name, SHMEMI_SEG_NAME_MAX);
-    mine.heap_size = w->heap_seg.size;
-    mine.data_size = w->seg_size[SHMEMI_SEG_DATA];
+    memcpy(mine.heap_name, shmemi_map.heap_seg.name, SHMEMI_SEG_NAME_MAX);
+    memcpy(mine.data_name, shmemi_map.data_seg.name, SHMEMI_SEG_NAME_MAX);
+    mine.heap_size = shmemi_map.heap_seg.size;
+    mine.data_size = shmemi_map.seg_size[SHMEMI_SEG_DATA];
     shmemi_boot_put(CARD_KEY, &mine, sizeof mine, routine);
     shmemi_boot_exchange(routine);
 
     for (int s = 0; s < SHMEMI_SEG_COUNT; s++)
-        w->peer_base[s] = peer_array(w->n_pes, routine);
+        shmemi_map.peer_base[s] = peer_array(w->n_pes, routine);
 
     for (int i = 0; i < bi->n_local; i++) {
         int pe = bi->local_pes[i];
         char *heap, *data = NULL;
 
         if (pe == w->my_pe) {
-            heap = w->heap_seg.base;
-            data = (char *)w->seg_base[SHMEMI_SEG_DATA];
+            heap = shmemi_map.heap_seg.base;
+            data = (char *)shmemi_map.seg_base[SHMEMI_SEG_DATA];
         } else {
             shmemi_boot_get(pe, CARD_KEY, &theirs, sizeof theirs, routine);
             if (theirs.heap_size != mine.heap_size)
@@ -82,41 +87,41 @@ void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *rou
             if (mine.data_size && theirs.data_size == mine.data_size)
                 data = shmemi_segment_attach(theirs.data_name, theirs.data_size, pe, routine);
         }
-        w->peer_base[SHMEMI_SEG_CTRL][pe] = heap;
-        w->peer_base[SHMEMI_SEG_HEAP][pe] = heap + SHMEMI_CTRL_SIZE;
-        w->peer_base[SHMEMI_SEG_DATA][pe] = data;
+        shmemi_map.peer_base[SHMEMI_SEG_CTRL][pe] = heap;
+        shmemi_map.peer_base[SHMEMI_SEG_HEAP][pe] = heap + SHMEMI_CTRL_SIZE;
+        shmemi_map.peer_base[SHMEMI_SEG_DATA][pe] = data;
     }
 }
 
 void shmemi_segments_unlink(void)
 {
-    shmemi_segment_unlink(&shmemi_world.heap_seg);
-    shmemi_segment_unlink(&shmemi_world.data_seg);
+    shmemi_segment_unlink(&shmemi_map.heap_seg);
+    shmemi_segment_unlink(&shmemi_map.data_seg);
 }
 
 void shmemi_segments_release(void)
 {
     struct shmemi_world *w = &shmemi_world;
 
-    for (int pe = 0; pe < w->n_pes && w->peer_base[SHMEMI_SEG_CTRL]; pe++) {
+    for (int pe = 0; pe < w->n_pes && shmemi_map.peer_base[SHMEMI_SEG_CTRL]; pe++) {
         if (pe == w->my_pe)
             continue;
-        if (w->peer_base[SHMEMI_SEG_CTRL][pe])
-            munmap(w->peer_base[SHMEMI_SEG_CTRL][pe], w->heap_seg.size);
-        if (w->peer_base[SHMEMI_SEG_DATA][pe])
-            munmap(w->peer_base[SHMEMI_SEG_DATA][pe], w->seg_size[SHMEMI_SEG_DATA]);
+        if (shmemi_map.peer_base[SHMEMI_SEG_CTRL][pe])
+            munmap(shmemi_map.peer_base[SHMEMI_SEG_CTRL][pe], shmemi_map.heap_seg.size);
+        if (shmemi_map.peer_base[SHMEMI_SEG_DATA][pe])
+            munmap(shmemi_map.peer_base[SHMEMI_SEG_DATA][pe], shmemi_map.seg_size[SHMEMI_SEG_DATA]);
     }
     for (int s = 0; s < SHMEMI_SEG_COUNT; s++) {
-        free(w->peer_base[s]);
-        w->peer_base[s] = NULL;
+        free(shmemi_map.peer_base[s]);
+        shmemi_map.peer_base[s] = NULL;
     }
-    if (w->heap_seg.base)
-        munmap(w->heap_seg.base, w->heap_seg.size);
-    w->heap_seg.base = NULL;
-    w->seg_base[SHMEMI_SEG_HEAP] = w->seg_base[SHMEMI_SEG_CTRL] = 0;
-    w->seg_size[SHMEMI_SEG_HEAP] = w->seg_size[SHMEMI_SEG_CTRL] = 0;
+    if (shmemi_map.heap_seg.base)
+        munmap(shmemi_map.heap_seg.base, shmemi_map.heap_seg.size);
+    shmemi_map.heap_seg.base = NULL;
+    shmemi_map.seg_base[SHMEMI_SEG_HEAP] = shmemi_map.seg_base[SHMEMI_SEG_CTRL] = 0;
+    shmemi_map.seg_size[SHMEMI_SEG_HEAP] = shmemi_map.seg_size[SHMEMI_SEG_CTRL] = 0;
     /* The data mapping now backs the program's globals: keep it, but it
      * is no longer symmetric. */
-    w->seg_base[SHMEMI_SEG_DATA] = 0;
-    w->seg_size[SHMEMI_SEG_DATA] = 0;
+    shmemi_map.seg_base[SHMEMI_SEG_DATA] = 0;
+    shmemi_map.seg_size[SHMEMI_SEG_DATA] = 0;
 }

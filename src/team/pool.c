@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/world.h"
+#include "memory/map.h"
+#include "base/world.h"
 #include "team/pool.h"
 
 static uint64_t *used;       /* bit per granule */
@@ -71,14 +72,6 @@ size_t shmemi_pool_first_fit(size_t from, size_t bytes)
     return SHMEMI_POOL_NONE;
 }
 
-int shmemi_pool_is_free(size_t off, size_t bytes)
-{
-    size_t g = (off - base) / SHMEMI_POOL_GRANULE, need = granules(bytes);
-
-    return off >= base && (off - base) % SHMEMI_POOL_GRANULE == 0 && g + need <= ngran &&
-           next_used(g, g + need) == g + need;
-}
-
 static void mark(size_t off, size_t bytes, int on)
 {
     size_t g = (off - base) / SHMEMI_POOL_GRANULE, end = g + granules(bytes);
@@ -98,6 +91,6 @@ void shmemi_pool_take(size_t off, size_t bytes)
 
 void shmemi_pool_give(size_t off, size_t bytes)
 {
-    memset((char *)shmemi_world.seg_base[SHMEMI_SEG_HEAP] + off, 0, granules(bytes) * SHMEMI_POOL_GRANULE);
+    memset((char *)shmemi_map.seg_base[SHMEMI_SEG_HEAP] + off, 0, granules(bytes) * SHMEMI_POOL_GRANULE);
     mark(off, bytes, 0);
 }

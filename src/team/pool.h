@@ -2,7 +2,7 @@
  * team/pool.h — the team pool: symmetric space for teams' sync blocks at
  * the end of the heap segment, managed per PE by a bitmap of 64-byte
  * granules. Members of a new team agree on a range free on all of them
- * (team/split.c), so a block sits at the same offset on every member
+ * (api/team.c), so a block sits at the same offset on every member
  * while PEs outside the team may use that range for other teams.
  */
 #ifndef SHMEMI_POOL_H
@@ -17,7 +17,6 @@ int shmemi_pool_init(size_t off, size_t bytes);
 void shmemi_pool_fini(void);
 /* First heap offset >= from where `bytes` are free here, or NONE. */
 size_t shmemi_pool_first_fit(size_t from, size_t bytes);
-int shmemi_pool_is_free(size_t off, size_t bytes);
 /* Mark used (and zero: flags start at 0) / free. */
 void shmemi_pool_take(size_t off, size_t bytes);
 void shmemi_pool_give(size_t off, size_t bytes);

@@ -1,14 +1,14 @@
 /*
- * team/team.c — the predefined teams and the team pool.
+ * team/team.c — the predefined teams, the default context, the team pool.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "bootstrap/bootstrap.h"
-#include "coll/group.h"
-#include "runtime/env.h"
-#include "runtime/world.h"
+#include "ctx/ctx.h"
+#include "base/world.h"
 #include "team/live.h"
 #include "team/pool.h"
 #include "team/team.h"
@@ -19,6 +19,13 @@ __attribute__((visibility("default"))) struct shmemi_team shmemi_team_world = {.
                                                                               .my_pe = -1};
 __attribute__((visibility("default"))) struct shmemi_team shmemi_team_shared = {.magic = SHMEMI_TEAM_MAGIC,
                                                                                .my_pe = -1};
+
+/* Exported: SHMEM_CTX_DEFAULT is its address; on the world team. */
+__attribute__((visibility("default"))) struct shmemi_ctx shmemi_ctx_default = {
+    .magic = SHMEMI_CTX_MAGIC,
+    .options = 0,
+    .team = &shmemi_team_world,
+};
 
 void shmemi_team_setup(const struct shmemi_boot_info *bi, const char *routine)
 {
@@ -46,40 +53,48 @@ void shmemi_team_setup(const struct shmemi_boot_info *bi, const char *routine)
             s->my_pe = i;
 }
 
-size_t shmemi_team_pool_bytes(void)
+static size_t pool_bytes; /* as carved at init, for messages */
+
+size_t shmemi_team_pool_bytes(size_t min_bytes)
 {
     size_t pg = (size_t)sysconf(_SC_PAGESIZE), want = shmemi_settings.team_pool_size;
-    size_t floor = (size_t)(shmemi_grp_team_slots(1 << 30) * 2) * SHMEMI_POOL_GRANULE;
 
-    /* Room for the two predefined teams at least. */
-    if (want < floor)
-        want = floor;
+    if (want < min_bytes)
+        want = min_bytes;
     return (want + pg - 1) / pg * pg;
+}
+
+size_t shmemi_team_pool_size(void)
+{
+    return pool_bytes;
 }
 
 /* Every PE takes world's block first, then shared's: same offsets on
  * every PE for world, and on every PE of a node for shared. */
-static void predefined_block(struct shmemi_team *t, const char *routine)
+static void predefined_block(struct shmemi_team *t, size_t bytes, const char *routine)
 {
-    t->block_size = (size_t)shmemi_grp_team_slots(t->size) * SHMEMI_POOL_GRANULE;
+    t->block_size = bytes;
     t->block_off = shmemi_pool_first_fit(0, t->block_size);
     if (t->block_off == SHMEMI_POOL_NONE)
         shmemi_fatal(routine, "SHMEM_TEAM_POOL_SIZE is too small for the predefined teams");
     shmemi_pool_take(t->block_off, t->block_size);
 }
 
-void shmemi_team_pool_setup(size_t pool_off, size_t pool_bytes, const char *routine)
+void shmemi_team_pool_setup(size_t pool_off, size_t bytes, size_t world_block, size_t shared_block,
+                            const char *routine)
 {
-    if (shmemi_pool_init(pool_off, pool_bytes) != 0)
+    if (shmemi_pool_init(pool_off, bytes) != 0)
         shmemi_fatal(routine, "out of memory");
-    predefined_block(&shmemi_team_world, routine);
-    predefined_block(&shmemi_team_shared, routine);
+    pool_bytes = bytes;
+    predefined_block(&shmemi_team_world, world_block, routine);
+    predefined_block(&shmemi_team_shared, shared_block, routine);
 }
 
 void shmemi_team_teardown(void)
 {
     shmemi_team_free_live();
     shmemi_pool_fini();
+    pool_bytes = 0;
     free(shmemi_team_shared.world_pe);
     shmemi_team_shared = (struct shmemi_team){.magic = SHMEMI_TEAM_MAGIC, .my_pe = -1};
     shmemi_team_world = (struct shmemi_team){.magic = SHMEMI_TEAM_MAGIC, .my_pe = -1};

@@ -5,7 +5,8 @@
  *
  * Each team owns a synchronisation block at the same offset of every
  * member's symmetric heap (team/pool.c): the flags its barriers and
- * collectives signal (coll/group.h gives the layout). Blocks are agreed on
+ * collectives signal (coll/group.h gives the layout and the size, which
+ * the API passes down). Blocks are agreed on
  * collectively at split time, so the number of live teams is bounded by
  * the pool's size (SHMEM_TEAM_POOL_SIZE), not by a table.
  */
@@ -46,16 +47,21 @@ static inline int shmemi_team_world_pe(const struct shmemi_team *t, int pe)
 struct shmemi_boot_info;
 void shmemi_team_setup(const struct shmemi_boot_info *bi, const char *routine);
 /* Once the heap exists, before the first barrier: carve the team pool
- * (the last `pool_bytes` of the heap segment) and give the predefined
- * teams their blocks. Every PE makes the same calls. */
-void shmemi_team_pool_setup(size_t pool_off, size_t pool_bytes, const char *routine);
+ * (the last `bytes` of the heap segment) and give the predefined teams
+ * blocks of the sizes given (their layout is coll/'s business, so init
+ * asks coll/group.h). Every PE makes the same calls. */
+void shmemi_team_pool_setup(size_t pool_off, size_t bytes, size_t world_block, size_t shared_block,
+                            const char *routine);
 void shmemi_team_teardown(void);
 
-/* Pool bytes to add to the heap segment (SHMEM_TEAM_POOL_SIZE, page-rounded). */
-size_t shmemi_team_pool_bytes(void);
+/* Pool bytes to add to the heap segment: SHMEM_TEAM_POOL_SIZE, at least
+ * `min_bytes`, page-rounded. */
+size_t shmemi_team_pool_bytes(size_t min_bytes);
+/* The pool as carved (0 outside init..finalize). */
+size_t shmemi_team_pool_size(void);
 
 /* A handle the user passed: NULL for SHMEM_TEAM_INVALID. The bindings
- * have checked it (runtime/check.c), so the core may dereference it. */
+ * have checked it (team/check.c), so the core may dereference it. */
 static inline struct shmemi_team *shmemi_team_of(shmem_team_t team)
 {
     return (struct shmemi_team *)team;

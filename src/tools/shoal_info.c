@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/env.h"
+#include "base/env.h"
 #include "transport/ofi.h"
 #include "shmem.h"
 

@@ -1,6 +1,9 @@
 /*
  * transport/ofi.h — the libfabric path, shared by the ofi*.c files only
- * (comm/ reaches it through transport.h). One fabric, domain and AV per
+ * (the rest of the core reaches it through transport.h). Files: ofi.c
+ * (bring-up), ofi_provider.c, ofi_ep.c, ofi_mr.c (registration, address
+ * exchange), ofi_progress.c, ofi_liveness.c (lost peers), ofi_ctx.c
+ * (contexts' endpoints), ofi_rma.c, ofi_amo.c, ofi_bounce.c. One fabric, domain and AV per
  * PE; an RDM endpoint per context (the default context's one is also
  * the target every peer addresses); two completion counters per
  * endpoint, so quiet waits on counts, never on a queue of events.
@@ -52,6 +55,7 @@ struct shmemi_ofi_remote {
     uint64_t key;
 };
 
+#define SHMEMI_OFI_ADDR_MAX 224 /* bytes of an endpoint address (fi_getname) */
 #define SHMEMI_OFI_NREG 2 /* registered regions: 0 heap (control region + heap), 1 data */
 
 struct shmemi_ofi {
@@ -82,11 +86,48 @@ void shmemi_ofi_open(const char *routine);
 void shmemi_ofi_connect(const char *routine);
 void shmemi_ofi_start(void);
 void shmemi_ofi_close(void);
+
+/* ofi_provider.c */
+struct fi_info *shmemi_ofi_choose_provider(const char *routine);
+const char *shmemi_ofi_choice_reason(void);
+/* Puts and AMOs are placed in issue order: fence needs nothing. */
+int shmemi_ofi_writes_ordered(const struct fi_info *fi);
 void shmemi_ofi_print_providers(FILE *out);
 SHMEMI_NORETURN void shmemi_ofi_fail(const char *routine, const char *call, int pe, ssize_t rc);
+
+#define SHMEMI_OFI_CHECK(call, what, routine)                                                   \
+    do {                                                                                        \
+        int rc_ = (int)(call);                                                                  \
+        if (rc_)                                                                                \
+            shmemi_ofi_fail(routine, what, -1, rc_);                                            \
+    } while (0)
+
+/* ofi_ep.c */
 void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine);
 void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e);
+void shmemi_ofi_forget_shm_names(void);
+
+/* ofi_mr.c: register and publish (open), read every peer's (connect). */
+void shmemi_ofi_publish(const char *routine);
+void shmemi_ofi_exchange(const char *routine);
+
+/* ofi_progress.c */
 void shmemi_ofi_progress(void);
+void shmemi_ofi_poll_all(void);
+/* Poll one endpoint's queue (errors, probe reads); returns entries read. */
+ssize_t shmemi_ofi_ep_poll(struct shmemi_ofi_ep *e);
+void shmemi_ofi_progress_thread_start(void);
+void shmemi_ofi_progress_thread_stop(void);
+/* Nonzero when this PE called into the provider since the progress
+ * thread last looked: the thread then stands aside. */
+extern int shmemi_ofi_polled;
+
+static inline void shmemi_ofi_mark_polled(void)
+{
+    /* Read first: a line already holding 1 stays shared between threads. */
+    if (!__atomic_load_n(&shmemi_ofi_polled, __ATOMIC_RELAXED))
+        __atomic_store_n(&shmemi_ofi_polled, 1, __ATOMIC_RELAXED);
+}
 /* Wait until `cntr` catches up with *issued (shmemi_ofi_caught_up),
  * progressing everything meanwhile. A snapshot of *issued would not do:
  * with threads sharing the endpoint and completions in any order,
@@ -105,13 +146,24 @@ struct shmemi_ofi_stall {
 };
 void shmemi_ofi_stall_check(struct shmemi_ofi_stall *st, uint64_t mark, int pe, const char *routine);
 const char *shmemi_ofi_host(int pe);
+/* ofi_liveness.c: a completion's context is a probe's (its PE), or -1. */
+int shmemi_ofi_probe_pe_of(const void *context);
+void shmemi_ofi_probe_done(const void *context);
+void shmemi_ofi_probe_failed(const void *context);
+void shmemi_ofi_liveness_reset(void);
+/* One unsatisfied poll of a wait loop (spins == 1: a new wait). */
+void shmemi_ofi_wait_watch(unsigned spins);
 /* The routine and peer of this thread's last post: wait loops that
  * know neither name them. */
-extern _Thread_local const char *shmemi_ofi_last_routine;
-extern _Thread_local int shmemi_ofi_last_pe;
+/* initial-exec: every post writes them, and the default (global-dynamic)
+ * model costs a __tls_get_addr call per access in a shared library. */
+#define SHMEMI_OFI_TLS __attribute__((tls_model("initial-exec")))
+extern _Thread_local SHMEMI_OFI_TLS const char *shmemi_ofi_last_routine;
+extern _Thread_local SHMEMI_OFI_TLS int shmemi_ofi_last_pe;
 
-/* ofi_ctx.c: the endpoint serving a context (created on first use). */
-struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx);
+/* ofi_ctx.c: a context's first network operation takes it an endpoint
+ * (shmemi_ofi_ctx_ep below finds it afterwards). */
+struct shmemi_ofi_ep *shmemi_ofi_ctx_ep_first(shmem_ctx_t ctx);
 void shmemi_ofi_ctx_progress(void);
 /* The context was quieted and is going away: its endpoint is free. */
 void shmemi_ofi_ctx_retired(shmem_ctx_t ctx);
@@ -133,7 +185,20 @@ const char *shmemi_ofi_amo_summary(void);
 static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *key);
 
 #include "memory/ctrl.h"
-#include "runtime/world.h"
+#include "base/world.h"
+#include "transport/transport.h"
+
+/* The endpoint serving a context: one compare for the default context,
+ * one load for a created one. */
+static inline struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx)
+{
+    struct shmemi_ofi_ep *e;
+
+    if (ctx == SHMEM_CTX_DEFAULT || !ctx)
+        return &shmemi_ofi.main;
+    e = __atomic_load_n(&shmemi_tp_ctx_of(ctx)->ep, __ATOMIC_ACQUIRE);
+    return e ? e : shmemi_ofi_ctx_ep_first(ctx);
+}
 
 static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *key)
 {
@@ -162,12 +227,13 @@ static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *k
     } while (0)
 
 /* Post an operation that completes on a counter: count it as issued
- * first. Counted after the post, another thread's completion could be
+ * first, and tell the progress thread this PE is in the provider. Counted after the post, another thread's completion could be
  * seen before this count, and a waiter would take that completion for
  * its own (docs/design.md, "Completion"). */
 #define SHMEMI_OFI_POST(issued, call, what, pe, routine)                                        \
     do {                                                                                        \
         __atomic_fetch_add((issued), 1, __ATOMIC_SEQ_CST);                                      \
+        shmemi_ofi_mark_polled();                                                               \
         SHMEMI_OFI_RETRY(call, what, pe, routine);                                              \
     } while (0)
 

@@ -36,8 +36,9 @@
 #include <string.h>
 
 #include "memory/ctrl.h"
-#include "runtime/env.h"
+#include "base/env.h"
 #include "transport/ofi.h"
+#include "shmemi_ops_fi.h" /* generated from spec/ops.toml */
 
 enum { DT_I32, DT_I64, DT_U32, DT_U64, DT_F32, DT_F64, DT_N };
 
@@ -67,16 +68,13 @@ static int valid(int kind, enum fi_datatype dt, enum fi_op op)
 
 static int type_complete(enum fi_datatype dt, int is_float)
 {
-    static const enum fi_op arith[] = {FI_SUM, FI_BAND, FI_BOR, FI_BXOR};
+    /* Every operation spec/ops.toml defines on the class (shmemi_ops_fi.h). */
+    const struct shmemi_amo_fi_need *need = is_float ? shmemi_amo_fi_needs_float : shmemi_amo_fi_needs_int;
+    size_t n = is_float ? sizeof shmemi_amo_fi_needs_float / sizeof *need
+                        : sizeof shmemi_amo_fi_needs_int / sizeof *need;
 
-    if (!valid(1, dt, FI_ATOMIC_READ) || !valid(0, dt, FI_ATOMIC_WRITE) || !valid(1, dt, FI_ATOMIC_WRITE))
-        return 0;
-    if (is_float)
-        return 1; /* extended AMO types: fetch, set, swap only */
-    if (!valid(2, dt, FI_CSWAP))
-        return 0;
-    for (size_t i = 0; i < sizeof arith / sizeof arith[0]; i++)
-        if (!valid(0, dt, arith[i]) || !valid(1, dt, arith[i]))
+    for (size_t i = 0; i < n; i++)
+        if (!valid(need[i].call, dt, need[i].op))
             return 0;
     return 1;
 }
@@ -118,11 +116,11 @@ const char *shmemi_ofi_amo_summary(void)
 
 /* ---- provider atomics ---- */
 
-static const enum fi_op fi_op_of[] = {
-    [SHMEMI_AMO_FETCH] = FI_ATOMIC_READ, [SHMEMI_AMO_SET] = FI_ATOMIC_WRITE, [SHMEMI_AMO_SWAP] = FI_ATOMIC_WRITE,
-    [SHMEMI_AMO_CSWAP] = FI_CSWAP,       [SHMEMI_AMO_ADD] = FI_SUM,         [SHMEMI_AMO_AND] = FI_BAND,
-    [SHMEMI_AMO_OR] = FI_BOR,            [SHMEMI_AMO_XOR] = FI_BXOR,
-};
+/* The one place that maps an AMO op to libfabric's. */
+static enum fi_op fi_op_of(enum shmemi_amo_op op)
+{
+    return shmemi_amo_fi_op(op); /* generated from spec/ops.toml */
+}
 
 static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
                    enum fi_datatype dt, const void *value, const void *cond, void *fetch, const char *routine)
@@ -130,7 +128,7 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
     struct shmemi_ofi *o = &shmemi_ofi;
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key), zero = 0, scratch;
     fi_addr_t to = o->addr[pe];
-    enum fi_op fop = fi_op_of[op];
+    enum fi_op fop = fi_op_of(op);
 
     if (op == SHMEMI_AMO_FETCH)
         value = &zero; /* ignored by FI_ATOMIC_READ, but must be readable */
@@ -161,7 +159,7 @@ static void native_nbi(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enu
     struct shmemi_ofi *o = &shmemi_ofi;
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
     fi_addr_t to = o->addr[pe];
-    enum fi_op fop = fi_op_of[op];
+    enum fi_op fop = fi_op_of(op);
 
     /* shm copies the operand into its inject buffer at the post, so the
      * caller's operand may go. The mark tells gets to complete it first
@@ -176,22 +174,6 @@ static void native_nbi(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enu
 }
 
 /* ---- the locked software path ---- */
-
-static uint64_t apply(enum shmemi_amo_op op, size_t size, uint64_t cur, uint64_t v, uint64_t c)
-{
-    uint64_t mask = size == 8 ? ~(uint64_t)0 : 0xffffffffu;
-
-    switch (op) {
-    case SHMEMI_AMO_FETCH: return cur;
-    case SHMEMI_AMO_SET:
-    case SHMEMI_AMO_SWAP: return v;
-    case SHMEMI_AMO_CSWAP: return cur == (c & mask) ? v : cur;
-    case SHMEMI_AMO_ADD: return (cur + v) & mask; /* two's complement: signed alike */
-    case SHMEMI_AMO_AND: return cur & v;
-    case SHMEMI_AMO_OR: return cur | v;
-    default: return cur ^ v;
-    }
-}
 
 static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
                    const void *value, const void *cond, void *fetch, const char *routine)
@@ -227,7 +209,7 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
         SHMEMI_OFI_POST(&e->r_issued, fi_read(e->ep, &cur, size, NULL, o->addr[pe], raddr, key, NULL), "fi_read",
                         pe, routine);
         shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
-        nv = apply(op, size, cur, v, c);
+        nv = shmemi_amo_value(op, dtype, cur, v, c);
         if (nv != cur) {
             SHMEMI_OFI_POST(&e->w_issued, fi_write(e->ep, &nv, size, NULL, o->addr[pe], raddr, key, NULL),
                             "fi_write", pe, routine);

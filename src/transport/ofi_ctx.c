@@ -3,27 +3,28 @@
  * path. Every created context gets its own RDM endpoint with its own
  * counters, so one context's quiet never waits for another's traffic.
  * The endpoint is taken on the context's first network operation and
- * kept in the context itself (ctx->tp_state), so later operations find it
- * with one load; the table below only records which context holds which
- * endpoint, for reuse and release. A destroyed context
- * gives its endpoint back, quiesced, and the next context to need one
- * takes it: a program that creates and destroys contexts in a loop keeps
- * as many endpoints as it has contexts alive at once (each costs the
- * provider megabytes: tcp;ofi_rxm zeroes 17 MB of buffers per endpoint).
- * Past SHMEMI_OFI_MAX_CTX endpoints, or if the provider refuses another, a
- * context shares the default context's endpoint, which is always correct
- * (quiet then waits for more).
+ * kept in the context itself (struct shmemi_tp_ctx, the first member of
+ * the context), so later operations find it with one load
+ * (shmemi_ofi_ctx_ep, ofi.h); the table below only owns the endpoints,
+ * for reuse and release, and is never searched for a context. A
+ * destroyed context gives its endpoint back, quiesced, and the next
+ * context to need one takes it: a program that creates and destroys
+ * contexts in a loop keeps as many endpoints as it has contexts alive at
+ * once (each costs the provider megabytes: tcp;ofi_rxm zeroes 17 MB of
+ * buffers per endpoint). Past SHMEMI_OFI_MAX_CTX endpoints, or if the
+ * provider refuses another, a context shares the default context's
+ * endpoint, which is always correct (quiet then waits for more).
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 
-#include "ctx/ctx.h"
 #include "transport/ofi.h"
 
 #define SHMEMI_OFI_MAX_CTX 64
 
 struct ofi_cx {
-    const void *ctx; /* NULL: free for the next context (atomic) */
+    int in_use; /* held by a live context (under table_lock) */
     struct shmemi_ofi_ep ep;
 };
 
@@ -32,56 +33,38 @@ static int n_table; /* published with release stores */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static int exhausted;
 
-/* A PRIVATE context's endpoint takes no lock of ours (bounce pool). */
-static int is_private(shmem_ctx_t ctx)
+struct shmemi_ofi_ep *shmemi_ofi_ctx_ep_first(shmem_ctx_t ctx)
 {
-    return (ctx->options & SHMEM_CTX_PRIVATE) != 0;
-}
-
-static struct shmemi_ofi_ep *lookup(shmem_ctx_t ctx, int n)
-{
-    for (int i = 0; i < n; i++) {
-        struct ofi_cx *c = __atomic_load_n(&table[i], __ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&c->ctx, __ATOMIC_ACQUIRE) == ctx)
-            return &c->ep;
-    }
-    return NULL;
-}
-
-struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx)
-{
+    struct shmemi_tp_ctx *tc = shmemi_tp_ctx_of(ctx);
     struct shmemi_ofi_ep *e;
     struct ofi_cx *c;
     int n;
 
-    if (ctx == SHMEM_CTX_DEFAULT || !ctx)
-        return &shmemi_ofi.main;
-    if ((e = __atomic_load_n(&ctx->tp_state, __ATOMIC_ACQUIRE)))
-        return e;
     /* A context that starts on the shared endpoint stays there: its
      * quiet must keep covering what it issued there. */
     if (__atomic_load_n(&exhausted, __ATOMIC_RELAXED)) {
-        __atomic_store_n(&ctx->tp_state, &shmemi_ofi.main, __ATOMIC_RELEASE);
+        __atomic_store_n(&tc->ep, &shmemi_ofi.main, __ATOMIC_RELEASE);
         return &shmemi_ofi.main;
     }
 
-    /* First use: creation is rare, so a mutex is fine here. A free
+    /* First use: creation is rare, so a mutex is fine here. Another
+     * thread of a shared context may have got there first. A free
      * endpoint is quiesced; it takes the new context's options. */
     pthread_mutex_lock(&table_lock);
+    e = __atomic_load_n(&tc->ep, __ATOMIC_ACQUIRE);
     n = n_table;
-    e = lookup(ctx, n);
     for (int i = 0; i < n && !e; i++)
-        if (!table[i]->ctx) {
-            table[i]->ep.is_private = is_private(ctx);
-            __atomic_store_n(&table[i]->ctx, ctx, __ATOMIC_RELEASE);
+        if (!table[i]->in_use) {
+            table[i]->in_use = 1;
+            table[i]->ep.is_private = tc->is_private;
             e = &table[i]->ep;
         }
     if (!e && n < SHMEMI_OFI_MAX_CTX && (c = calloc(1, sizeof *c))) {
-        c->ctx = ctx;
         /* shmemi_ofi_ep_open is fatal on failure; a provider out of
          * endpoints is rare enough not to warrant a softer path. */
         shmemi_ofi_ep_open(&c->ep, "shmem_ctx_create");
-        c->ep.is_private = is_private(ctx);
+        c->in_use = 1;
+        c->ep.is_private = tc->is_private;
         table[n] = c;
         __atomic_store_n(&n_table, n + 1, __ATOMIC_RELEASE);
         e = &c->ep;
@@ -90,7 +73,7 @@ struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx)
         __atomic_store_n(&exhausted, 1, __ATOMIC_RELAXED);
         e = &shmemi_ofi.main;
     }
-    __atomic_store_n(&ctx->tp_state, e, __ATOMIC_RELEASE);
+    __atomic_store_n(&tc->ep, e, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&table_lock);
     return e;
 }
@@ -109,16 +92,21 @@ void shmemi_ofi_ctx_progress(void)
 
 void shmemi_ofi_ctx_retired(shmem_ctx_t ctx)
 {
-    int n = __atomic_load_n(&n_table, __ATOMIC_ACQUIRE);
+    struct shmemi_tp_ctx *tc;
+    struct shmemi_ofi_ep *e;
 
+    if (ctx == SHMEM_CTX_DEFAULT || !ctx)
+        return;
+    tc = shmemi_tp_ctx_of(ctx);
     pthread_mutex_lock(&table_lock);
-    if (ctx != SHMEM_CTX_DEFAULT && ctx)
-        __atomic_store_n(&ctx->tp_state, NULL, __ATOMIC_RELEASE);
-    for (int i = 0; i < n; i++)
-        if (table[i]->ctx == ctx) {
-            __atomic_store_n(&table[i]->ctx, NULL, __ATOMIC_RELEASE);
-            __atomic_store_n(&exhausted, 0, __ATOMIC_RELAXED); /* one is free again */
-        }
+    e = tc->ep;
+    tc->ep = NULL;
+    if (e && e != &shmemi_ofi.main) {
+        /* The context's own endpoint: hand its slot back. */
+        struct ofi_cx *c = (struct ofi_cx *)(void *)((char *)e - offsetof(struct ofi_cx, ep));
+        c->in_use = 0;
+        __atomic_store_n(&exhausted, 0, __ATOMIC_RELAXED); /* one is free again */
+    }
     pthread_mutex_unlock(&table_lock);
 }
 

@@ -1,6 +1,6 @@
 /*
  * transport/ofi_rma.c — puts, gets, fence and quiet over libfabric, and
- * the transport table. Completion is counted (struct shmemi_ofi_ep):
+ * the ops table. Completion is counted (struct shmemi_ofi_ep):
  *  - a put up to inject_size is injected: the source is reusable at once;
  *  - a larger blocking put up to SHMEM_OFI_BOUNCE_SIZE is copied into a
  *    bounce buffer (ofi_bounce.c) and left to quiet, as an injected one;
@@ -15,7 +15,6 @@
  *    are issued with FI_DELIVERY_COMPLETE, so a completed write is
  *    visible at the target.
  */
-#include "memory/addr.h"
 #include "transport/ofi.h"
 #include "transport/transport.h"
 
@@ -79,59 +78,18 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
         wait_reads(e, pe, routine);
 }
 
-static void fence_ep(struct shmemi_ofi_ep *e)
-{
-    if (!shmemi_ofi.ordered_writes)
-        shmemi_ofi_quiet_ep(e, "shmem_fence");
-}
+/* ---- the ops table: every entry finds the context's endpoint inline
+ * (the default context's is shmemi_ofi.main, a created one's is in the
+ * context itself) ---- */
 
-/* ---- the default context ---- */
-
-static void ofi_put(int pe, int seg, size_t off, const void *src, size_t n, const char *routine)
-{
-    put_ep(&shmemi_ofi.main, pe, seg, off, src, n, 0, routine);
-}
-
-static void ofi_get(void *dst, int pe, int seg, size_t off, size_t n, const char *routine)
-{
-    get_ep(&shmemi_ofi.main, dst, pe, seg, off, n, 0, routine);
-}
-
-static void ofi_amo(int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype, const void *value,
-                    const void *cond, void *fetch, const char *routine)
-{
-    shmemi_ofi_amo(&shmemi_ofi.main, pe, seg, off, op, dtype, value, cond, fetch, routine);
-}
-
-static void ofi_fence(void)
-{
-    fence_ep(&shmemi_ofi.main);
-}
-
-static void ofi_quiet(void)
-{
-    shmemi_ofi_quiet_ep(&shmemi_ofi.main, "shmem_quiet");
-}
-
-/* A peer reached by libfabric is not load/store accessible, even when
- * (SHMEM_TRANSPORT=ofi) it shares the node: shmem_ptr gives NULL, and
- * collectives that test ptr move their data through libfabric too, as on
- * a real network. Own memory stays accessible. */
-static void *ofi_ptr(int pe, int seg, size_t off)
-{
-    return pe == shmemi_world.my_pe ? shmemi_peer_addr(seg, off, pe) : NULL;
-}
-
-/* ---- any context ---- */
-
-static void ofi_ctx_put(shmem_ctx_t ctx, int pe, int seg, size_t off, const void *src, size_t n, int nbi,
-                        const char *routine)
+static void ofi_put(shmem_ctx_t ctx, int pe, int seg, size_t off, const void *src, size_t n, int nbi,
+                    const char *routine)
 {
     put_ep(shmemi_ofi_ctx_ep(ctx), pe, seg, off, src, n, nbi, routine);
 }
 
-static void ofi_ctx_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, size_t n, int nbi,
-                        const char *routine)
+static void ofi_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, size_t n, int nbi,
+                    const char *routine)
 {
     get_ep(shmemi_ofi_ctx_ep(ctx), dst, pe, seg, off, n, nbi, routine);
 }
@@ -140,34 +98,28 @@ static void ofi_ctx_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off,
  * operand may live on the caller's stack, and fi_fetch_atomic cannot
  * inject it. Non-fetching AMOs are round trips, except on shm, where they
  * are left to quiet (ofi_amo.c). */
-static void ofi_ctx_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
-                        const void *value, const void *cond, void *fetch, int nbi, const char *routine)
+static void ofi_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
+                    const void *value, const void *cond, void *fetch, int nbi, const char *routine)
 {
     (void)nbi;
     shmemi_ofi_amo(shmemi_ofi_ctx_ep(ctx), pe, seg, off, op, dtype, value, cond, fetch, routine);
 }
 
-static void ofi_ctx_fence(shmem_ctx_t ctx)
+static void ofi_fence(shmem_ctx_t ctx)
 {
-    fence_ep(shmemi_ofi_ctx_ep(ctx));
+    if (!shmemi_ofi.ordered_writes)
+        shmemi_ofi_quiet_ep(shmemi_ofi_ctx_ep(ctx), "shmem_fence");
 }
 
-static void ofi_ctx_quiet(shmem_ctx_t ctx)
+static void ofi_quiet(shmem_ctx_t ctx)
 {
     shmemi_ofi_quiet_ep(shmemi_ofi_ctx_ep(ctx), "shmem_quiet");
 }
 
-const struct shmemi_transport shmemi_transport_ofi = {
-    .name = "ofi",
+const struct shmemi_tp_ops shmemi_tp_ofi_ops = {
     .put = ofi_put,
     .get = ofi_get,
     .amo = ofi_amo,
-    .ptr = ofi_ptr,
     .fence = ofi_fence,
     .quiet = ofi_quiet,
-    .ctx_put = ofi_ctx_put,
-    .ctx_get = ofi_ctx_get,
-    .ctx_amo = ofi_ctx_amo,
-    .ctx_fence = ofi_ctx_fence,
-    .ctx_quiet = ofi_ctx_quiet,
 };

@@ -10,31 +10,34 @@
  * list before this runs. The atomicity domain follows (docs/design.md):
  * CPU atomics only when shared memory serves every peer; otherwise every
  * AMO, to local peers and to this PE too, goes through the provider, so
- * local peers get a mixed table: loads/stores for RMA, libfabric for AMOs.
+ * a local peer's RMA points at the shm table and its AMOs at the ofi one.
+ * The result is one struct shmemi_peer per PE (transport/peer.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "bootstrap/bootstrap.h"
-#include "runtime/env.h"
-#include "runtime/world.h"
+#include "memory/addr.h"
+#include "memory/map.h"
+#include "base/world.h"
 #include "transport/ofi.h"
 #include "transport/transport.h"
 
-static const struct shmemi_transport *in_use[3];
-static int n_in_use;
+struct shmemi_tp shmemi_tp;
+
 static int ofi_open;
 static int *peer_local; /* [pe] in this PE's (virtual) node */
+/* [pe] heap / data of peers whose RMA is load/store, else NULL: what the
+ * inline paths (shoal/fast.h) may use. */
+static char **fast_peer[2];
 
-/* shm for RMA and shmem_ptr, ofi for AMOs and their ordering. */
-static struct shmemi_transport shm_ofi_amo;
-
-static void add_in_use(const struct shmemi_transport *t)
+static void use(const struct shmemi_tp_ops *t)
 {
-    for (int i = 0; i < n_in_use; i++)
-        if (in_use[i] == t)
+    for (int i = 0; i < shmemi_tp.n_in_use; i++)
+        if (shmemi_tp.in_use[i] == t)
             return;
-    in_use[n_in_use++] = t;
+    shmemi_tp.in_use[shmemi_tp.n_in_use++] = t;
 }
 
 void shmemi_transport_prepare(const struct shmemi_boot_info *bi, const char *routine)
@@ -56,47 +59,57 @@ void shmemi_transport_prepare(const struct shmemi_boot_info *bi, const char *rou
         shmemi_ofi_open(routine);
 }
 
+/* One peer: load/store for RMA when it is node-local and mapped (and the
+ * job does not force libfabric), CPU atomics only while libfabric is
+ * closed; this PE's own memory is always load/store accessible. */
+static void build_peer(struct shmemi_peer *p, int pe, int all_ofi, const char *routine)
+{
+    int mapped = shmemi_peer_addr(SHMEMI_SEG_HEAP, 0, pe) != NULL;
+    int loadstore = !ofi_open || (!all_ofi && peer_local[pe] && mapped);
+
+    if (!ofi_open && !mapped)
+        shmemi_fatal(routine, "PE %d's heap is not mapped here", pe);
+    if (loadstore || pe == shmemi_world.my_pe)
+        for (int s = 0; s < SHMEMI_SEG_COUNT; s++)
+            p->base[s] = shmemi_peer_addr(s, 0, pe);
+    if (loadstore) {
+        p->rma = &shmemi_tp_shm_ops;
+        p->flags = SHMEMI_PEER_LOADSTORE;
+        fast_peer[0][pe] = p->base[SHMEMI_SEG_HEAP];
+        fast_peer[1][pe] = p->base[SHMEMI_SEG_DATA];
+    } else {
+        p->rma = &shmemi_tp_ofi_ops;
+        p->flags = SHMEMI_PEER_NET;
+    }
+    if (!ofi_open) {
+        p->amo = &shmemi_tp_shm_ops;
+        p->flags |= SHMEMI_PEER_CPU_AMO;
+    } else {
+        p->amo = &shmemi_tp_ofi_ops;
+    }
+    /* Fence and quiet cover every table in use: in a mixed job that
+     * includes shm's CPU fence, which orders memcpy puts to local peers
+     * before later AMOs through the provider, even when the provider
+     * orders its own writes (fence is then free on the ofi side). */
+    use(p->rma);
+    use(p->amo);
+}
+
 void shmemi_transport_select(const char *routine)
 {
-    struct shmemi_world *w = &shmemi_world;
-    int n = w->n_pes, all_ofi = shmemi_settings.transport == SHMEMI_PATH_OFI;
+    int n = shmemi_world.n_pes, all_ofi = shmemi_settings.transport == SHMEMI_PATH_OFI;
+    struct shmemi_peer *peer = calloc((size_t)n, sizeof *peer);
 
-    w->tp = calloc((size_t)n, sizeof *w->tp);
-    if (!w->tp)
+    for (int s = 0; s < 2; s++)
+        fast_peer[s] = calloc((size_t)n, sizeof(char *));
+    if (!peer || !fast_peer[0] || !fast_peer[1])
         shmemi_fatal(routine, "out of memory");
-    n_in_use = 0;
-    w->amo_local = !ofi_open;
-    if (ofi_open) {
+    if (ofi_open)
         shmemi_ofi_connect(routine);
-        shm_ofi_amo = shmemi_transport_shm;
-        shm_ofi_amo.name = "shm+ofi-amo";
-        shm_ofi_amo.amo = shmemi_transport_ofi.amo;
-        shm_ofi_amo.ctx_amo = shmemi_transport_ofi.ctx_amo;
-        shm_ofi_amo.fence = shmemi_transport_ofi.fence;
-        shm_ofi_amo.quiet = shmemi_transport_ofi.quiet;
-        shm_ofi_amo.ctx_fence = shmemi_transport_ofi.ctx_fence;
-        shm_ofi_amo.ctx_quiet = shmemi_transport_ofi.ctx_quiet;
-        /* The inline paths must not load/store to peers libfabric serves. */
-        for (int s = 0; s < 2; s++) {
-            w->fast_peer[s] = calloc((size_t)n, sizeof(char *));
-            if (!w->fast_peer[s])
-                shmemi_fatal(routine, "out of memory");
-        }
-    }
-    for (int pe = 0; pe < n; pe++) {
-        if (!ofi_open) {
-            if (!w->peer_base[SHMEMI_SEG_HEAP][pe])
-                shmemi_fatal(routine, "PE %d's heap is not mapped here", pe);
-            w->tp[pe] = &shmemi_transport_shm;
-        } else if (all_ofi || !peer_local[pe] || !w->peer_base[SHMEMI_SEG_HEAP][pe]) {
-            w->tp[pe] = &shmemi_transport_ofi;
-        } else {
-            w->tp[pe] = &shm_ofi_amo;
-            w->fast_peer[0][pe] = w->peer_base[SHMEMI_SEG_HEAP][pe];
-            w->fast_peer[1][pe] = w->peer_base[SHMEMI_SEG_DATA][pe];
-        }
-        add_in_use(w->tp[pe]);
-    }
+    shmemi_tp.n_in_use = 0;
+    for (int pe = 0; pe < n; pe++)
+        build_peer(&peer[pe], pe, all_ofi, routine);
+    shmemi_tp.peer = peer;
 }
 
 void shmemi_transport_start(void)
@@ -107,8 +120,6 @@ void shmemi_transport_start(void)
 
 void shmemi_transport_release(void)
 {
-    struct shmemi_world *w = &shmemi_world;
-
     /* A PE leaving the final barrier may still be the target of a peer's
      * last operation (the unlock of a software AMO, a barrier signal):
      * nobody closes its endpoint before everybody is past that point. The
@@ -118,36 +129,57 @@ void shmemi_transport_release(void)
         shmemi_ofi_close();
     }
     ofi_open = 0;
-    free(w->tp);
-    w->tp = NULL;
+    free(shmemi_tp.peer);
+    shmemi_tp = (struct shmemi_tp){0};
     for (int s = 0; s < 2; s++) {
-        free(w->fast_peer[s]);
-        w->fast_peer[s] = NULL;
+        free(fast_peer[s]);
+        fast_peer[s] = NULL;
     }
     free(peer_local);
     peer_local = NULL;
-    n_in_use = 0;
 }
 
-void shmemi_transport_fence_all(void)
+/* Sizes stay 0 (inline paths off) until init fills the table. */
+void shmemi_fast_fill(void)
 {
-    for (int i = 0; i < n_in_use; i++)
-        in_use[i]->fence();
+    struct shmemi_fast_state *f = &shmemi_fast_v1;
+    /* Under SHMEM_DEBUG the checked out-of-line routines must run. */
+    int on = !shmemi_settings.debug;
+
+    f->heap_base = shmemi_map.seg_base[SHMEMI_SEG_HEAP];
+    f->heap_size = on ? shmemi_map.seg_size[SHMEMI_SEG_HEAP] : 0;
+    f->data_base = shmemi_map.seg_base[SHMEMI_SEG_DATA];
+    f->data_size = on ? shmemi_map.seg_size[SHMEMI_SEG_DATA] : 0;
+    f->heap_peer = fast_peer[0];
+    f->data_peer = fast_peer[1];
+    /* libfabric closed: CPU atomics are the atomicity domain and every
+     * fence or quiet is a memory fence. */
+    f->amo_local = !ofi_open;
+    f->order_local = on && !ofi_open;
+    f->debug = shmemi_settings.debug;
+    f->n_pes = shmemi_world.n_pes;
+}
+
+void shmemi_fast_clear(void)
+{
+    shmemi_fast_v1 = (struct shmemi_fast_state){0};
 }
 
 void shmemi_transport_quiet_all(void)
 {
-    for (int i = 0; i < n_in_use; i++)
-        in_use[i]->quiet();
+    shmemi_transport_quiet_ctx(SHMEM_CTX_DEFAULT);
 }
 
 void shmemi_transport_fence_ctx(shmem_ctx_t ctx)
 {
-    for (int i = 0; i < n_in_use; i++)
-        if (in_use[i]->ctx_fence)
-            in_use[i]->ctx_fence(ctx);
-        else
-            in_use[i]->fence();
+    for (int i = 0; i < shmemi_tp.n_in_use; i++)
+        shmemi_tp.in_use[i]->fence(ctx);
+}
+
+void shmemi_transport_quiet_ctx(shmem_ctx_t ctx)
+{
+    for (int i = 0; i < shmemi_tp.n_in_use; i++)
+        shmemi_tp.in_use[i]->quiet(ctx);
 }
 
 void shmemi_transport_ctx_retired(shmem_ctx_t ctx)
@@ -156,17 +188,16 @@ void shmemi_transport_ctx_retired(shmem_ctx_t ctx)
         shmemi_ofi_ctx_retired(ctx);
 }
 
-void shmemi_transport_quiet_ctx(shmem_ctx_t ctx)
-{
-    for (int i = 0; i < n_in_use; i++)
-        if (in_use[i]->ctx_quiet)
-            in_use[i]->ctx_quiet(ctx);
-        else
-            in_use[i]->quiet();
-}
-
 void shmemi_transport_progress(void)
 {
     if (ofi_open)
         shmemi_ofi_progress();
+}
+
+void shmemi_transport_wait_step(unsigned spins)
+{
+    if (ofi_open) {
+        shmemi_ofi_progress();
+        shmemi_ofi_wait_watch(spins);
+    }
 }

@@ -1,5 +1,5 @@
 /*
- * runtime/cleanup.c — the cleanup registry (see cleanup.h). Slots are
+ * base/cleanup.c — the cleanup registry (see cleanup.h). Slots are
  * claimed and released with atomics, so a signal handler can walk them
  * at any moment without a lock.
  */
@@ -12,8 +12,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "runtime/cleanup.h"
-#include "runtime/world.h"
+#include "base/cleanup.h"
+#include "base/world.h"
 
 /* Heap + data segments, and libfabric shm regions (one per endpoint). */
 #define SLOTS 96

@@ -1,5 +1,5 @@
 /*
- * team/split.c — team queries, splits, destruction, and team contexts.
+ * api/team.c — team queries, splits, destruction, and team contexts.
  *
  * A split is collective over the parent. Besides deciding membership
  * (pure arithmetic, the same on every PE), it agrees on the offset of the
@@ -8,24 +8,15 @@
  * candidate; the candidate becomes the largest proposal until all agree
  * (proposals only grow, so this ends; usually after one round).
  */
-#include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "coll/barrier.h"
 #include "coll/group.h"
 #include "ctx/ctx.h"
-#include "memory/addr.h"
-#include "runtime/api.h"
-#include "runtime/world.h"
+#include "base/world.h"
 #include "team/live.h"
 #include "team/pool.h"
-#include "transport/transport.h"
-
-static pthread_mutex_t team_lock = PTHREAD_MUTEX_INITIALIZER; /* live list, ctx lists */
-static struct shmemi_team *live;
 
 /* ---- queries ---- */
 
@@ -203,15 +194,12 @@ static int split_common(struct shmemi_team *parent, const struct team_spec *sp, 
         }
         if (off == SHMEMI_POOL_NONE && parent->my_pe == 0)
             shmemi_warn(routine, "the team pool is full; raise SHMEM_TEAM_POOL_SIZE (now %zu bytes)",
-                        shmemi_team_pool_bytes());
+                        shmemi_team_pool_size());
         return 1;
     }
     if (t) {
         shmemi_pool_take(off, bytes);
-        pthread_mutex_lock(&team_lock);
-        t->next_live = live;
-        live = t;
-        pthread_mutex_unlock(&team_lock);
+        shmemi_team_add_live(t);
         *out = t;
     }
     return 0;
@@ -316,22 +304,6 @@ int shmemi_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_
 
 /* ---- destruction ---- */
 
-void shmemi_team_free_one(struct shmemi_team *t)
-{
-    pthread_mutex_lock(&team_lock);
-    for (struct shmemi_team **pp = &live; *pp; pp = &(*pp)->next_live)
-        if (*pp == t) {
-            *pp = t->next_live;
-            break;
-        }
-    pthread_mutex_unlock(&team_lock);
-    if (t->block_size && shmemi_world.seg_base[SHMEMI_SEG_HEAP])
-        shmemi_pool_give(t->block_off, t->block_size);
-    t->magic = 0; /* a stale handle is caught by the check, not used */
-    free(t->world_pe);
-    free(t);
-}
-
 void shmemi_team_destroy(shmem_team_t team)
 {
     const char *routine = "shmem_team_destroy";
@@ -345,11 +317,7 @@ void shmemi_team_destroy(shmem_team_t team)
         shmemi_fatal(routine, "%s is predefined and cannot be destroyed",
                      t == &shmemi_team_world ? "SHMEM_TEAM_WORLD" : "SHMEM_TEAM_SHARED");
     /* Shareable contexts go with the team; private ones are the user's. */
-    pthread_mutex_lock(&team_lock);
-    c = t->ctxs;
-    t->ctxs = NULL;
-    pthread_mutex_unlock(&team_lock);
-    for (; c; c = next) {
+    for (c = shmemi_team_take_ctxs(t); c; c = next) {
         next = c->team_next;
         c->team_next = NULL;
         if (!(c->options & SHMEM_CTX_PRIVATE)) {
@@ -364,29 +332,6 @@ void shmemi_team_destroy(shmem_team_t team)
     shmemi_team_free_one(t);
 }
 
-int shmemi_team_is_live(const void *t)
-{
-    int found = t == &shmemi_team_world || t == &shmemi_team_shared;
-
-    pthread_mutex_lock(&team_lock);
-    for (const struct shmemi_team *l = live; l && !found; l = l->next_live)
-        found = (const void *)l == t;
-    pthread_mutex_unlock(&team_lock);
-    return found;
-}
-
-void shmemi_team_free_live(void)
-{
-    while (live) {
-        struct shmemi_team *t = live;
-        live = t->next_live;
-        t->block_size = 0; /* the pool goes with the heap */
-        t->magic = 0;
-        free(t->world_pe);
-        free(t);
-    }
-}
-
 /* ---- contexts on teams ---- */
 
 int shmemi_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
@@ -399,28 +344,9 @@ int shmemi_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     if (!t || t->my_pe < 0)
         return 1;
     rc = shmemi_ctx_new(t, options, ctx, routine);
-    if (rc == 0 && !t->predefined) {
-        pthread_mutex_lock(&team_lock);
-        (*ctx)->team_next = t->ctxs;
-        t->ctxs = *ctx;
-        pthread_mutex_unlock(&team_lock);
-    }
+    if (rc == 0)
+        shmemi_team_add_ctx(t, *ctx);
     return rc;
-}
-
-void shmemi_team_unlink_ctx(struct shmemi_ctx *ctx)
-{
-    struct shmemi_team *t = ctx->team;
-
-    if (!t || t->predefined)
-        return;
-    pthread_mutex_lock(&team_lock);
-    for (struct shmemi_ctx **pp = &t->ctxs; *pp; pp = &(*pp)->team_next)
-        if (*pp == ctx) {
-            *pp = ctx->team_next;
-            break;
-        }
-    pthread_mutex_unlock(&team_lock);
 }
 
 int shmemi_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)

@@ -1,5 +1,5 @@
 /*
- * memory/segment.c — create, attach, and unlink POSIX shm segments.
+ * base/segment.c — create, attach, and unlink POSIX shm segments.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memory/segment.h"
-#include "runtime/cleanup.h"
+#include "base/cleanup.h"
+#include "base/segment.h"
 #include "shmemi.h"
 
 static void random_name(char *out, const char *routine)

@@ -1,5 +1,5 @@
 /*
- * memory/symmetric.c — shmem_malloc and friends: collective over the
+ * api/malloc.c — shmem_malloc and friends: collective over the
  * world team. Every PE makes the same allocator call, so every PE gets
  * the same offset (or the same failure) without talking to the others.
  */
@@ -7,20 +7,21 @@
 #include <string.h>
 
 #include "memory/alloc.h"
-#include "runtime/api.h"
-#include "runtime/world.h"
+#include "memory/map.h"
+#include "base/world.h"
+#include "shmemi.h"
 
 static void *offset_to_ptr(size_t off)
 {
-    return (void *)(shmemi_world.seg_base[SHMEMI_SEG_HEAP] + off);
+    return (void *)(shmemi_map.seg_base[SHMEMI_SEG_HEAP] + off);
 }
 
 /* Heap offset of a pointer returned by the allocator, or fatal. */
 static size_t ptr_to_offset(const char *routine, const void *ptr)
 {
-    uintptr_t a = (uintptr_t)ptr, o = a - shmemi_world.seg_base[SHMEMI_SEG_HEAP];
+    uintptr_t a = (uintptr_t)ptr, o = a - shmemi_map.seg_base[SHMEMI_SEG_HEAP];
 
-    if (o >= shmemi_world.seg_size[SHMEMI_SEG_HEAP] || !shmemi_alloc_size(o))
+    if (o >= shmemi_map.seg_size[SHMEMI_SEG_HEAP] || !shmemi_alloc_size(o))
         shmemi_fatal(routine, "ptr %p was not returned by a symmetric allocation routine "
                      "(or was already freed)", ptr);
     return o;
@@ -32,7 +33,7 @@ static void warn_exhausted(const char *routine, size_t size)
     if (shmemi_world.my_pe == 0)
         shmemi_warn(routine, "cannot allocate %zu bytes: the symmetric heap has %zu bytes, the largest "
                     "free block %zu; raise SHMEM_SYMMETRIC_SIZE", size,
-                    shmemi_world.seg_size[SHMEMI_SEG_HEAP], shmemi_alloc_largest_free());
+                    shmemi_map.seg_size[SHMEMI_SEG_HEAP], shmemi_alloc_largest_free());
 }
 
 static void *sym_alloc(const char *routine, size_t size, size_t align, int zero)

@@ -1,25 +1,22 @@
 /*
- * ctx/session.c — 1.6 sessions and per-PE quiet.
+ * api/session.c — 1.6 sessions and per-PE quiet.
  *
  * Sessions are hints that a context is about to issue a run of
  * operations (SHMEM_CTX_SESSION_BATCH) and how many (total_ops). They
- * never change semantics; they are recorded on the context for a
- * batching network path to use, and repeated starts OR their options.
+ * never change semantics, and no path batches yet, so start and stop
+ * check the context and keep nothing.
  */
-#include "ctx/ctx.h"
-#include "runtime/api.h"
-#include "transport/transport.h"
+#include "shmemi.h"
 
 void shmemi_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config,
                               long config_mask)
 {
+    (void)options;
+    (void)config;
+    (void)config_mask;
     if (ctx == SHMEM_CTX_INVALID)
         return;
     shmemi_check_ctx("shmem_ctx_session_start", ctx);
-    ctx->in_session = 1;
-    ctx->session_options |= options;
-    if (config && (config_mask & SHMEM_CTX_SESSION_TOTAL_OPS))
-        ctx->session_total_ops = config->total_ops;
 }
 
 void shmemi_ctx_session_stop(shmem_ctx_t ctx)
@@ -27,10 +24,6 @@ void shmemi_ctx_session_stop(shmem_ctx_t ctx)
     if (ctx == SHMEM_CTX_INVALID)
         return;
     shmemi_check_ctx("shmem_ctx_session_stop", ctx);
-    /* Leaving a session completes nothing by itself; the hints end. */
-    ctx->in_session = 0;
-    ctx->session_options = 0;
-    ctx->session_total_ops = 0;
 }
 
 /* Completion is tracked per context, not per PE, so quieting the listed

@@ -1,8 +1,8 @@
 /*
- * memory/segment.h — named POSIX shared-memory segments. Names are random
+ * base/segment.h — named POSIX shared-memory segments. Names are random
  * (/shoal-<hex>) and created O_EXCL|0600 so no other user can guess or
  * pre-create them; every created name is in the cleanup registry
- * (runtime/cleanup.h) until it is unlinked, so a fault during start-up
+ * (base/cleanup.h) until it is unlinked, so a fault during start-up
  * leaves nothing behind in /dev/shm.
  */
 #ifndef SHMEMI_SEGMENT_H

@@ -1,5 +1,5 @@
 /*
- * runtime/init.c — bringing the world up and down. Init and finalize are
+ * api/init.c — bringing the world up and down. Init and finalize are
  * reference counted (OpenSHMEM 1.6): only the first init builds the
  * world and only the last finalize tears it down. A program initialised
  * by start_pes is finalized at exit (OpenSHMEM 1.0 had no finalize). Any
@@ -11,14 +11,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
+#include "base/env.h"
 #include "bootstrap/bootstrap.h"
 #include "coll/barrier.h"
+#include "coll/group.h"
 #include "memory/alloc.h"
 #include "memory/heap.h"
-#include "runtime/api.h"
-#include "runtime/cleanup.h"
-#include "runtime/env.h"
-#include "runtime/world.h"
+#include "memory/map.h"
+#include "base/world.h"
+#include "team/pool.h"
 #include "team/team.h"
 #include "transport/transport.h"
 
@@ -50,10 +52,17 @@ static void print_banner(void)
     fflush(stdout);
 }
 
+/* A team's sync block: the flag layout is coll/'s, the pool team/'s. */
+static size_t team_block_bytes(int n)
+{
+    return (size_t)shmemi_grp_team_slots(n) * SHMEMI_POOL_GRANULE;
+}
+
 static void world_up(const char *routine)
 {
     struct shmemi_world *w = &shmemi_world;
     struct shmemi_boot_info *bi = &boot_info;
+    size_t pool;
 
     /* Before anything lands in /dev/shm. */
     shmemi_cleanup_arm();
@@ -74,12 +83,14 @@ static void world_up(const char *routine)
     w->n_local = bi->n_local;
     shmemi_team_setup(bi, routine);
 
-    /* The team pool (sync blocks of teams) sits after the user heap. */
-    shmemi_heap_create(shmemi_settings.symmetric_size + shmemi_team_pool_bytes(), routine);
-    if (shmemi_alloc_init(w->seg_size[SHMEMI_SEG_HEAP] - shmemi_team_pool_bytes()) != 0)
+    /* The team pool (sync blocks of teams) sits after the user heap; room
+     * for the two predefined teams at least. */
+    pool = shmemi_team_pool_bytes(2 * team_block_bytes(1 << 30));
+    shmemi_heap_create(shmemi_settings.symmetric_size + pool, routine);
+    if (shmemi_alloc_init(shmemi_map.seg_size[SHMEMI_SEG_HEAP] - pool) != 0)
         shmemi_fatal(routine, "out of memory");
-    shmemi_team_pool_setup(w->seg_size[SHMEMI_SEG_HEAP] - shmemi_team_pool_bytes(), shmemi_team_pool_bytes(),
-                           routine);
+    shmemi_team_pool_setup(shmemi_map.seg_size[SHMEMI_SEG_HEAP] - pool, pool, team_block_bytes(shmemi_team_world.size),
+                           team_block_bytes(shmemi_team_shared.size), routine);
     /* Opens libfabric when some peer needs it; its card rides on the
      * segment exchange's fence. */
     shmemi_transport_prepare(bi, routine);

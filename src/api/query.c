@@ -1,10 +1,10 @@
 /*
- * runtime/query.c — who am I, who can I reach, and library identity.
+ * api/query.c — who am I, who can I reach, and library identity.
  */
 #include <string.h>
 
 #include "memory/addr.h"
-#include "runtime/api.h"
+#include "shmemi.h"
 #include "transport/transport.h"
 
 int shmemi_my_pe(void)
@@ -19,7 +19,7 @@ int shmemi_n_pes(void)
 
 int shmemi_pe_accessible(int pe)
 {
-    return shmemi_world.init_count > 0 && pe >= 0 && pe < shmemi_world.n_pes && shmemi_world.tp[pe];
+    return shmemi_world.init_count > 0 && pe >= 0 && pe < shmemi_world.n_pes && shmemi_tp_ready();
 }
 
 int shmemi_addr_accessible(const void *addr, int pe)
@@ -32,7 +32,7 @@ int shmemi_addr_accessible(const void *addr, int pe)
     seg = shmemi_sym_lookup(addr, 1, &off);
     /* Node-local: reachable exactly when mapped here; network: every
      * symmetric address is registered. */
-    return seg >= 0 && (shmemi_world.tp[pe]->ctx_put || shmemi_world.tp[pe]->ptr(pe, seg, off) != NULL);
+    return seg >= 0 && shmemi_tp_reaches(pe, seg, off);
 }
 
 void *shmemi_ptr(const void *dest, int pe)
@@ -43,7 +43,7 @@ void *shmemi_ptr(const void *dest, int pe)
     if (!shmemi_pe_accessible(pe))
         return NULL;
     seg = shmemi_sym_lookup(dest, 1, &off);
-    return seg >= 0 ? shmemi_world.tp[pe]->ptr(pe, seg, off) : NULL;
+    return seg >= 0 ? shmemi_tp_ptr(pe, seg, off) : NULL;
 }
 
 void shmemi_info_get_version(int *major, int *minor)

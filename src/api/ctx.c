@@ -1,18 +1,12 @@
 /*
- * ctx/ctx.c — context creation and destruction.
+ * api/ctx.c — context creation and destruction.
  */
 #include <stdlib.h>
 
 #include "ctx/ctx.h"
-#include "runtime/api.h"
+#include "team/live.h"
+#include "shmemi.h"
 #include "transport/transport.h"
-
-/* Exported: SHMEM_CTX_DEFAULT is its address. */
-__attribute__((visibility("default"))) struct shmemi_ctx shmemi_ctx_default = {
-    .magic = SHMEMI_CTX_MAGIC,
-    .options = 0,
-    .team = &shmemi_team_world,
-};
 
 #define KNOWN_OPTIONS (SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)
 
@@ -29,7 +23,8 @@ int shmemi_ctx_new(struct shmemi_team *team, long options, shmem_ctx_t *ctx, con
     c = malloc(sizeof *c);
     if (!c)
         return 1;
-    *c = (struct shmemi_ctx){.magic = SHMEMI_CTX_MAGIC, .options = options, .team = team};
+    *c = (struct shmemi_ctx){.tp = {.is_private = (options & SHMEM_CTX_PRIVATE) != 0},
+                             .magic = SHMEMI_CTX_MAGIC, .options = options, .team = team};
     *ctx = c;
     return 0;
 }
@@ -54,6 +49,8 @@ void shmemi_ctx_retire(struct shmemi_ctx *ctx)
 {
     shmemi_quiet(ctx);
     shmemi_transport_ctx_retired(ctx);
-    ctx->magic = 0;
+    /* An atomic store, so the compiler keeps it although free follows:
+     * the handle check reads the magic of a destroyed context. */
+    __atomic_store_n(&ctx->magic, 0, __ATOMIC_RELAXED);
     free(ctx);
 }

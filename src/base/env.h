@@ -1,6 +1,6 @@
 /*
- * runtime/env.h — run-time settings read from the environment. Every
- * variable lives in one table (runtime/env.c) that the info tool and
+ * base/env.h — run-time settings read from the environment. Every
+ * variable lives in one table (base/env.c) that the info tool and
  * SHMEM_INFO print, so documentation and behaviour cannot drift apart.
  */
 #ifndef SHMEMI_ENV_H

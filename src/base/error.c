@@ -1,5 +1,5 @@
 /*
- * runtime/error.c — the one error path: a single line
+ * base/error.c — the one error path: a single line
  * "shoal: PE <n>: <routine>: <message>" on stderr, then the whole job ends.
  */
 #include <signal.h>
@@ -9,10 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bootstrap/bootstrap.h"
-#include "runtime/abort.h"
-#include "runtime/cleanup.h"
-#include "runtime/world.h"
+#include "base/abort.h"
+#include "base/cleanup.h"
+#include "base/world.h"
 
 /* Format the line into one buffer and write it with one write(2), so
  * lines from several PEs never interleave. */
@@ -39,6 +38,12 @@ static void emit(const char *routine, const char *fmt, va_list ap)
  * must not outlive the job it just failed. */
 #define ABORT_GRACE_S 5
 static volatile sig_atomic_t abort_status;
+static _Atomic(shmemi_abort_hook) abort_hook;
+
+void shmemi_abort_hook_set(shmemi_abort_hook hook)
+{
+    atomic_store(&abort_hook, hook);
+}
 
 static void abort_grace_over(int sig)
 {
@@ -67,7 +72,9 @@ void shmemi_abort_job(int status, const char *msg)
         abort_status = status;
         signal(SIGALRM, abort_grace_over);
         alarm(ABORT_GRACE_S);
-        shmemi_boot_abort(status, msg);
+        shmemi_abort_hook hook = atomic_load(&abort_hook);
+        if (hook)
+            hook(status, msg);
     }
     _exit(status);
 }

@@ -1,5 +1,5 @@
 /*
- * runtime/cleanup.h — the one list of names this process leaves outside
+ * base/cleanup.h — the one list of names this process leaves outside
  * itself (our /dev/shm segments, libfabric shm provider regions) and the
  * one set of signal handlers that removes them when the process dies.
  *

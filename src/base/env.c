@@ -1,5 +1,5 @@
 /*
- * runtime/env.c — the environment table and its parsers.
+ * base/env.c — the environment table and its parsers.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "runtime/env.h"
+#include "base/env.h"
 #include "shmemi.h"
 
 struct shmemi_settings shmemi_settings = {

@@ -1,10 +1,10 @@
 /*
- * runtime/exit.c — shmem_global_exit: any one PE ends the whole job with
+ * api/exit.c — shmem_global_exit: any one PE ends the whole job with
  * `status`. Under a launcher, PMIx_Abort asks it to kill every PE and
  * report the status; a singleton simply exits.
  */
-#include "runtime/abort.h"
-#include "runtime/api.h"
+#include "base/abort.h"
+#include "shmemi.h"
 
 void shmemi_global_exit(int status)
 {

@@ -1,0 +1,41 @@
+/*
+ * base/world.h — the job as this PE sees it (base layer): who we are,
+ * how many we are, how to wait. Where segments are mapped is memory/map.h's,
+ * how each peer is reached transport/peer.h's. Everything here is set at
+ * init and read-only after, so hot paths read it without locks.
+ */
+#ifndef SHMEMI_WORLD_H
+#define SHMEMI_WORLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shmemi.h"
+
+/* Symmetric segment kinds. The control region is the internal head of
+ * each heap segment (barrier flags and the like), never user-visible. */
+enum shmemi_seg {
+    SHMEMI_SEG_HEAP,
+    SHMEMI_SEG_DATA,
+    SHMEMI_SEG_CTRL,
+    SHMEMI_SEG_COUNT
+};
+
+struct shmemi_world {
+    int my_pe;             /* -1 until bootstrap */
+    int n_pes;
+    int init_count;        /* 1.6: init/finalize are reference counted */
+    int thread_level;
+    int singleton;         /* no launcher: one PE, no PMIx */
+    int n_local;           /* node-local PEs, this one included */
+    int oversubscribed;    /* more node-local PEs than online cores */
+    unsigned spin_limit;   /* pause iterations before a wait yields */
+
+    /* A network path is in use: wait loops drive its progress
+     * (set by transport/; how each peer is reached is transport/'s). */
+    int net_progress;
+};
+
+extern struct shmemi_world shmemi_world;
+
+#endif /* SHMEMI_WORLD_H */

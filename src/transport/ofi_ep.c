@@ -1,0 +1,84 @@
+/*
+ * transport/ofi_ep.c — endpoints: an RDM endpoint with its error queue
+ * and its two completion counters, and the /dev/shm names that
+ * libfabric's shm provider leaves behind a PE that dies.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "transport/ofi.h"
+
+/* ---- names left in /dev/shm ----
+ * libfabric's shm provider backs each endpoint with /dev/shm/<name>,
+ * where fi_getname says "fi_shm://<name>", and unlinks it only in
+ * fi_close. A PE that ends through shmem_global_exit, a fatal error or
+ * a signal never gets there: the cleanup registry unlinks them then. */
+#define SHM_NAMES_MAX 72
+static char shm_names[SHM_NAMES_MAX][64];
+
+static void remember_shm_name(struct fid_ep *ep)
+{
+    static const char prefix[] = "fi_shm://";
+    char addr[SHMEMI_OFI_ADDR_MAX + 1];
+    size_t len = SHMEMI_OFI_ADDR_MAX;
+
+    if (fi_getname(&ep->fid, addr, &len) || len >= sizeof addr)
+        return;
+    addr[len] = '\0';
+    if (strncmp(addr, prefix, sizeof prefix - 1))
+        return;
+    for (int i = 0; i < SHM_NAMES_MAX; i++)
+        if (!shm_names[i][0]) {
+            snprintf(shm_names[i], sizeof shm_names[i], "/%.60s", addr + sizeof prefix - 1);
+            shmemi_cleanup_add(shm_names[i]);
+            return;
+        }
+}
+
+/* The endpoints are closed: fi_close unlinked their names. */
+void shmemi_ofi_forget_shm_names(void)
+{
+    for (int i = 0; i < SHM_NAMES_MAX; i++)
+        if (shm_names[i][0])
+            shmemi_cleanup_remove(shm_names[i]);
+    memset(shm_names, 0, sizeof shm_names);
+}
+
+/* ---- endpoints ---- */
+
+void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
+    struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
+
+    memset(e, 0, sizeof *e);
+    pthread_mutex_init(&e->bounce.lock, NULL);
+    SHMEMI_OFI_CHECK(fi_cq_open(o->domain, &cqa, &e->cq, NULL), "fi_cq_open", routine);
+    SHMEMI_OFI_CHECK(fi_cntr_open(o->domain, &ca, &e->wcntr, NULL), "fi_cntr_open", routine);
+    SHMEMI_OFI_CHECK(fi_cntr_open(o->domain, &ca, &e->rcntr, NULL), "fi_cntr_open", routine);
+    SHMEMI_OFI_CHECK(fi_endpoint(o->domain, o->info, &e->ep, NULL), "fi_endpoint", routine);
+    SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &o->av->fid, 0), "fi_ep_bind(av)", routine);
+    SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
+                     "fi_ep_bind(cq)", routine);
+    SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &e->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)", routine);
+    SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &e->rcntr->fid, FI_READ), "fi_ep_bind(read counter)", routine);
+    SHMEMI_OFI_CHECK(fi_enable(e->ep), "fi_enable", routine);
+    remember_shm_name(e->ep);
+}
+
+void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e)
+{
+    if (e->ep)
+        fi_close(&e->ep->fid);
+    if (e->wcntr)
+        fi_close(&e->wcntr->fid);
+    if (e->rcntr)
+        fi_close(&e->rcntr->fid);
+    if (e->cq)
+        fi_close(&e->cq->fid);
+    shmemi_ofi_bounce_release(&e->bounce); /* the endpoint is closed: nothing reads it now */
+    pthread_mutex_destroy(&e->bounce.lock);
+    memset(e, 0, sizeof *e);
+}

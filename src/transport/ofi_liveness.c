@@ -1,0 +1,200 @@
+/*
+ * transport/ofi_liveness.c — lost peers on the network path
+ * (SHMEM_OFI_TIMEOUT, docs/design.md "Lost peers"): stalled transfers and
+ * the probes a waiting PE sends to its off-node peers.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "memory/addr.h"
+#include "base/env.h"
+#include "transport/ofi.h"
+
+/* ---- lost peers (SHMEM_OFI_TIMEOUT) ----
+ * A transfer towards a known peer that makes no progress for the
+ * timeout is fatal. A PE that waits for a flag (a barrier) has nothing
+ * of its own in flight: after waiting PROBE_AFTER_MS it reads 8 bytes
+ * from each off-node peer (a round), again PROBE_GAP_MS after each round
+ * completes; a read unanswered for the timeout names its peer. The
+ * read needs the peer's progress, which its progress thread gives. */
+#define PROBE_MAX 16
+#define PROBE_AFTER_MS 1000
+#define PROBE_GAP_MS 1000
+
+_Thread_local SHMEMI_OFI_TLS const char *shmemi_ofi_last_routine;
+_Thread_local SHMEMI_OFI_TLS int shmemi_ofi_last_pe = -1;
+
+static struct {
+    pthread_mutex_t lock;
+    int active;          /* a round is in flight */
+    int n, next;         /* slots used; first candidate of the next round */
+    uint64_t sent_ms, done_ms;
+    struct probe_slot {
+        int pe;
+        atomic_int done;
+        uint64_t sink;
+    } slot[PROBE_MAX];
+} probe = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts); /* a few ns; ms resolution is plenty */
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 + 1;
+}
+
+int shmemi_ofi_probe_pe_of(const void *context)
+{
+    const struct probe_slot *s = context;
+
+    if (s < probe.slot || s >= probe.slot + PROBE_MAX)
+        return -1;
+    return s->pe;
+}
+
+void shmemi_ofi_probe_done(const void *context)
+{
+    if (shmemi_ofi_probe_pe_of(context) >= 0)
+        atomic_store(&((struct probe_slot *)context)->done, 1);
+}
+
+void shmemi_ofi_probe_failed(const void *context)
+{
+    atomic_store(&((struct probe_slot *)context)->done, -1); /* still unanswered */
+}
+
+const char *shmemi_ofi_host(int pe)
+{
+    if (!shmemi_ofi.host || pe < 0 || pe >= shmemi_world.n_pes || !shmemi_ofi.host[pe][0])
+        return "?";
+    return shmemi_ofi.host[pe];
+}
+
+static SHMEMI_NORETURN void lost_peer(const char *routine, int pe, uint64_t ms)
+{
+    shmemi_fatal(routine, "no progress towards PE %d (host %s) for %.1f s on the network path (provider %s): "
+                 "the peer or the link to it seems lost (SHMEM_OFI_TIMEOUT=%ld)", pe, shmemi_ofi_host(pe),
+                 (double)ms / 1000, shmemi_ofi.info->fabric_attr->prov_name, shmemi_settings.ofi_timeout);
+}
+
+/* Peers the network path serves, not mapped here: node-local peers
+ * answer by shared memory and need no probe. */
+static int off_node(int pe)
+{
+    return pe != shmemi_world.my_pe && !shmemi_peer_addr(SHMEMI_SEG_HEAP, 0, pe);
+}
+
+static void probe_post(struct probe_slot *s, int pe)
+{
+    struct shmemi_ofi_ep *e = &shmemi_ofi.main;
+    struct iovec iov = {.iov_base = &s->sink, .iov_len = sizeof s->sink};
+    struct fi_rma_iov riov = {.len = sizeof s->sink};
+    struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = shmemi_ofi.addr[pe],
+                             .rma_iov = &riov, .rma_iov_count = 1, .context = s};
+    struct shmemi_ofi_stall st = {0, 0};
+    ssize_t rc;
+
+    riov.addr = shmemi_ofi_raddr(pe, SHMEMI_SEG_CTRL, 0, &riov.key);
+    s->pe = pe;
+    atomic_store(&s->done, 0);
+    /* Counted like any read, so the read counter never runs ahead. */
+    __atomic_fetch_add(&e->r_issued, 1, __ATOMIC_SEQ_CST);
+    while ((rc = fi_readmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN) {
+        shmemi_ofi_poll_all();
+        shmemi_ofi_stall_check(&st, 0, pe, "shmem (network liveness probe)");
+    }
+    if (rc)
+        shmemi_ofi_fail("shmem (network liveness probe)", "fi_readmsg", pe, rc);
+}
+
+static void probe_start(uint64_t now)
+{
+    int n_pes = shmemi_world.n_pes, n = 0, any = 0;
+
+    for (int pe = 0; pe < n_pes; pe++)
+        any |= off_node(pe);
+    for (int i = 0; i < n_pes && n < PROBE_MAX; i++) {
+        int pe = (probe.next + i) % n_pes;
+        if (pe == shmemi_world.my_pe || (any && !off_node(pe)))
+            continue;
+        probe.slot[n].pe = pe;
+        n++;
+    }
+    probe.next = (probe.next + PROBE_MAX) % n_pes;
+    probe.n = n;
+    probe.sent_ms = now;
+    probe.active = n > 0;
+    for (int i = 0; i < n; i++)
+        probe_post(&probe.slot[i], probe.slot[i].pe);
+}
+
+/* A wait without a known peer, waiting since `since`. */
+static void probe_watch(uint64_t now, uint64_t since, const char *routine)
+{
+    uint64_t timeout = (uint64_t)shmemi_settings.ofi_timeout * 1000;
+    int pending = -1;
+
+    if (now - since < PROBE_AFTER_MS || pthread_mutex_trylock(&probe.lock))
+        return;
+    while (shmemi_ofi_ep_poll(&shmemi_ofi.main)) /* completions already queued count */
+        ;
+    if (probe.active) {
+        for (int i = 0; i < probe.n && pending < 0; i++)
+            if (atomic_load(&probe.slot[i].done) != 1)
+                pending = probe.slot[i].pe;
+        if (pending < 0) {
+            probe.active = 0;
+            probe.done_ms = now;
+        } else {
+            /* A round sent before this wait began is judged from its start. */
+            uint64_t from = probe.sent_ms > since ? probe.sent_ms : since;
+            if (now - from >= timeout) {
+                pthread_mutex_unlock(&probe.lock);
+                lost_peer(routine, pending, now - probe.sent_ms);
+            }
+        }
+    } else if (now - probe.done_ms >= PROBE_GAP_MS) {
+        probe_start(now);
+    }
+    pthread_mutex_unlock(&probe.lock);
+}
+
+void shmemi_ofi_stall_check(struct shmemi_ofi_stall *st, uint64_t mark, int pe, const char *routine)
+{
+    uint64_t now;
+
+    if (shmemi_settings.ofi_timeout <= 0 || !shmemi_ofi.main.ep)
+        return;
+    now = now_ms();
+    if (!st->since_ms || mark != st->mark) {
+        st->since_ms = now;
+        st->mark = mark;
+        return;
+    }
+    if (pe < 0)
+        probe_watch(now, st->since_ms, routine);
+    else if (now - st->since_ms >= (uint64_t)shmemi_settings.ofi_timeout * 1000)
+        lost_peer(routine, pe, now - st->since_ms);
+}
+
+/* shmemi_transport_wait_step: every wait loop's poll while the network
+ * path is up. */
+void shmemi_ofi_wait_watch(unsigned spins)
+{
+    static _Thread_local struct shmemi_ofi_stall st;
+
+    if (spins == 1) /* a new wait */
+        st.since_ms = 0;
+    shmemi_ofi_stall_check(&st, 0, -1, shmemi_ofi_last_routine ? shmemi_ofi_last_routine : "shmem wait");
+}
+
+/* The job is over: the next one's rounds start afresh. */
+void shmemi_ofi_liveness_reset(void)
+{
+    pthread_mutex_lock(&probe.lock);
+    probe.active = probe.n = probe.next = 0;
+    probe.done_ms = 0;
+    pthread_mutex_unlock(&probe.lock);
+}
