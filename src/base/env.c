@@ -75,19 +75,11 @@ static int parse_flag(const char *text, void *field)
 
 static int parse_spin(const char *text, void *field)
 {
-    char *end;
-    long v;
-
     if (!strcasecmp(text, "auto")) {
         *(long *)field = -1;
         return 0;
     }
-    errno = 0;
-    v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < 0)
-        return -1;
-    *(long *)field = v;
-    return 0;
+    return parse_count(text, field);
 }
 
 static int parse_transport(const char *text, void *field)

@@ -71,14 +71,10 @@ void shmemi_ofi_close(void)
     shmemi_ofi_ctx_release();
     shmemi_ofi_ep_close(&o->main);
     for (int i = 0; i < SHMEMI_OFI_NREG; i++)
-        if (o->mr[i])
-            fi_close(&o->mr[i]->fid);
-    if (o->av)
-        fi_close(&o->av->fid);
-    if (o->domain)
-        fi_close(&o->domain->fid);
-    if (o->fabric)
-        fi_close(&o->fabric->fid);
+        SHMEMI_OFI_CLOSE(o->mr[i]);
+    SHMEMI_OFI_CLOSE(o->av);
+    SHMEMI_OFI_CLOSE(o->domain);
+    SHMEMI_OFI_CLOSE(o->fabric);
     if (o->info)
         fi_freeinfo(o->info);
     free(o->addr);

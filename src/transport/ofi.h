@@ -211,6 +211,13 @@ static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *k
     return r->base + off;
 }
 
+/* Close a libfabric object if it was opened (teardown after a partial bring-up). */
+#define SHMEMI_OFI_CLOSE(obj)              \
+    do {                                   \
+        if (obj)                           \
+            fi_close(&(obj)->fid);         \
+    } while (0)
+
 /* Retry a libfabric call while it returns -FI_EAGAIN, progressing. */
 #define SHMEMI_OFI_RETRY(call, what, pe, routine)                                               \
     do {                                                                                        \

@@ -70,14 +70,10 @@ void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
 
 void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e)
 {
-    if (e->ep)
-        fi_close(&e->ep->fid);
-    if (e->wcntr)
-        fi_close(&e->wcntr->fid);
-    if (e->rcntr)
-        fi_close(&e->rcntr->fid);
-    if (e->cq)
-        fi_close(&e->cq->fid);
+    SHMEMI_OFI_CLOSE(e->ep);
+    SHMEMI_OFI_CLOSE(e->wcntr);
+    SHMEMI_OFI_CLOSE(e->rcntr);
+    SHMEMI_OFI_CLOSE(e->cq);
     shmemi_ofi_bounce_release(&e->bounce); /* the endpoint is closed: nothing reads it now */
     pthread_mutex_destroy(&e->bounce.lock);
     memset(e, 0, sizeof *e);
