@@ -73,7 +73,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
 # Benchmark programs launched as OpenSHMEM jobs, and hardware-bound programs.
-SHMEM_PROGRAMS = ["rma_lat", "rma_bw", "amo_lat", "signal_pp", "coll_lat", "mem_scale"]
+SHMEM_PROGRAMS = ["rma_lat", "rma_bw", "amo_lat", "signal_pp", "coll_lat", "mem_scale", "quiet_visible"]
 HW_PROGRAMS = ["hw_memcpy", "hw_rtt"]
 # The raw libfabric bound, built apart (it links libfabric) and run per provider.
 HW_OFI = "hw_ofi"
@@ -393,6 +393,8 @@ def make_plan(args):
     ]
     jobs += [("coll_lat", n, extra + ["--sizes", csv(coll_sizes)], False) for n in coll_pes]
     jobs += [("mem_scale", n, [], True) for n in mem_pes]
+    # What quiet guarantees, not how fast: once per run.
+    jobs += [("quiet_visible", 2, extra, True)]
     hw = [("hw_memcpy", extra + ["--sizes", csv(sorted(set(lat_sizes) | {8}))]), ("hw_rtt", extra)]
     # The raw libfabric bound at every size Shoal's put/get rows use; its
     # own wait deadline stays below the launch timeout.
@@ -591,7 +593,7 @@ def build_table(agg, mode, peer_lib, peer_mode="shm"):
     raw = ofi_raw(agg, mode) if mode in OFI_MODES else None
     mine = agg.get(("shoal", mode), {})
     peer = agg.get((peer_lib, peer_mode), {}) if peer_lib else {}
-    keys = sorted((k for k in set(mine) | set(peer) if k[0] != "mem"), key=row_order)
+    keys = sorted((k for k in set(mine) | set(peer) if k[0] not in ("mem", "quiet_visible")), key=row_order)
     rows = []
     for k in keys:
         s, p = mine.get(k), peer.get(k)
@@ -843,6 +845,35 @@ def key_rows(rows):
                   (size is None or r["key"][2] == size) and r["key"][3] == npes), None)
         out.append((label, r))
     return out
+
+
+QUIET_ROWS = [
+    ("put 8 B + quiet: stale at the target", "p_quiet_stale"),
+    ("put 8 B + quiet: needed the target's calls", "p_quiet_needed_target"),
+    ("atomic add + quiet: stale at the target", "add_quiet_stale"),
+    ("atomic add + quiet: needed the target's calls", "add_quiet_needed_target"),
+]
+
+
+def quiet_lines(agg, mode, peer_lib, peer_name, markdown):
+    """bench/quiet_visible.c: after quiet, does a target that is not calling
+    the library already hold the value? Counts out of the rounds run."""
+    def get(lib, op):
+        v = agg.get((lib, mode), {}).get(("quiet_visible", op, 8, 2, "count"))
+        return v["median"] if v else None
+    rounds = get("shoal", "rounds") or (get(peer_lib, "rounds") if peer_lib else None)
+    if rounds is None:
+        return []
+    peer_name = peer_name or "peer"
+    head = ["round outcome (of %d)" % rounds, "Shoal", peer_name]
+    body = [[label] + [("%d" % v if v is not None else "—") for v in
+                       (get("shoal", op), get(peer_lib, op) if peer_lib else None)]
+            for label, op in QUIET_ROWS]
+    if markdown:
+        return ["| " + " | ".join(head) + " |", "|---|---:|---:|"] + ["| " + " | ".join(b) + " |" for b in body]
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in [head] + body]
 
 
 def key_lines(rows, peer_name, bound_name, markdown):
@@ -1397,6 +1428,13 @@ def main():
             kbound = "hw bound"
         key_report += ["", ktitle, ""] + key_lines(rows, mode_peer_name, kbound, False)
         key_md += [f"#### {ktitle}", ""] + key_lines(rows, mode_peer_name, kbound, True) + [""]
+        qtitle = (f"What shmem_quiet guarantees, {mode} (bench/quiet_visible.c): PE 0 updates a word on "
+                  f"PE 1, calls quiet, then tells PE 1 outside OpenSHMEM; PE 1, not calling the library, "
+                  f"reads the word")
+        qlines = quiet_lines(agg, mode, mode_peer, mode_peer_name, False)
+        if qlines:
+            key_report += ["", qtitle, ""] + qlines
+            key_md += [f"#### {qtitle}", ""] + quiet_lines(agg, mode, mode_peer, mode_peer_name, True) + [""]
         report += ["", title, ""] + table_lines(rows, False, mode_peer_name)
         md += [f"#### {title}", ""] + table_lines(rows, True, mode_peer_name) + [""]
         mem = memory_lines(agg, mode, None if ofi else mode_peer, False)

@@ -168,10 +168,12 @@ static uint64_t stamp(const struct shmemi_group *g, unsigned step)
     return g->epoch << 32 | (uint64_t)(g->phase & 0xfff) << 20 | (step & 0xfffff);
 }
 
-/* Signals and consumptions are fetching AMOs: complete on return, so two
- * signals of one writer to one slot cannot land out of order (an injected
- * AMO on a network path could), and a consumed count is gone before the
- * next wait looks. */
+/* A consumption (on this PE) is a fetching AMO, complete on return, so a
+ * consumed count is gone before the next wait looks. A signal to another
+ * PE is one-way where the path lands one writer's signals to a slot in
+ * order (shmemi_tp_signal: CPU atomics, or a provider that orders
+ * writes), else a fetching AMO too (an injected AMO on a network path
+ * could overtake the one before it). */
 static void flag_amo(const struct shmemi_group *g, int pe, int slot, enum shmemi_amo_op op, uint64_t v)
 {
     uint64_t old, *flag = shmemi_tp_cpu_amo_addr(pe, g->seg, shmemi_grp_slot_off(g, slot));
@@ -185,6 +187,10 @@ static void flag_amo(const struct shmemi_group *g, int pe, int slot, enum shmemi
             __atomic_exchange_n(flag, v, __ATOMIC_SEQ_CST);
         return;
     }
+    if (pe != shmemi_world.my_pe &&
+        shmemi_tp_signal(pe, g->seg, shmemi_grp_slot_off(g, slot), op == SHMEMI_AMO_SWAP ? SHMEMI_AMO_SET : op, v,
+                         g->routine))
+        return;
     shmemi_tp_amo(SHMEM_CTX_DEFAULT, pe, g->seg, shmemi_grp_slot_off(g, slot), op, SHMEMI_DT(SHMEMI_DT_UINT, 8), &v,
                   NULL, &old, 0, g->routine);
 }

@@ -1,7 +1,8 @@
 /*
  * comm/backoff.h — how a PE waits. With more node-local PEs than cores, the
  * PE we wait for may need our core: yield at once. Otherwise spin briefly
- * with a pause (cheap, keeps the cache line hot) before yielding.
+ * with a pause (cheap, keeps the cache line hot), then yield now and then
+ * (shmemi_wait_yields, base/world.h).
  */
 #ifndef SHMEMI_BACKOFF_H
 #define SHMEMI_BACKOFF_H
@@ -30,7 +31,7 @@ static inline void shmemi_backoff(unsigned *spins)
         ++*spins;
     if (shmemi_world.net_progress)
         shmemi_transport_wait_step(*spins);
-    if (*spins > shmemi_world.spin_limit) {
+    if (shmemi_wait_yields(*spins)) {
         sched_yield();
         return;
     }

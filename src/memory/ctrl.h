@@ -23,6 +23,9 @@ struct shmemi_ctrl {
     /* Network path: lock of the software AMO path (0 free, else holder
      * PE + 1), taken with the provider's 64-bit cswap (transport/ofi_amo.c). */
     struct shmemi_flag amo_lock;
+    /* Network path: never written; read by the flushes of posted puts and
+     * AMOs (transport/ofi_posted.c). */
+    struct shmemi_flag net_probe;
 };
 
 _Static_assert(sizeof(struct shmemi_ctrl) <= SHMEMI_CTRL_SIZE, "control region overflows");

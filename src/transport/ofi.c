@@ -24,6 +24,8 @@ void shmemi_ofi_open(const char *routine)
     o->bounce_size = shmemi_settings.ofi_bounce_size;
     o->manual_progress = o->info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
     o->ordered_writes = shmemi_ofi_writes_ordered(o->info);
+    /* Before the first endpoint: each keeps a bitmap of posted targets. */
+    o->posted = shmemi_ofi_reads_after_writes(o->info);
     SHMEMI_OFI_CHECK(fi_fabric(o->info->fabric_attr, &o->fabric, NULL), "fi_fabric", routine);
     SHMEMI_OFI_CHECK(fi_domain(o->fabric, o->info, &o->domain, NULL), "fi_domain", routine);
     SHMEMI_OFI_CHECK(fi_av_open(o->domain, &ava, &o->av, NULL), "fi_av_open", routine);
@@ -43,7 +45,7 @@ void shmemi_ofi_connect(const char *routine)
         uint32_t v = fi_version();
         printf("Network path: libfabric %u.%u, provider %s (domain %s), chosen by %s\n"
                "  mr_mode 0x%x (%s addresses, %s keys), data progress %s, inject %zu B, bounce %zu B, fence %s,\n"
-               "  progress thread %s; atomics: %s\n",
+               "  progress thread %s; puts up to %zu B and non-fetching atomics %s;\n  atomics: %s\n",
                FI_MAJOR(v), FI_MINOR(v), fi->fabric_attr->prov_name, fi->domain_attr->name,
                shmemi_ofi_choice_reason(), (unsigned)fi->domain_attr->mr_mode,
                fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? "virtual" : "offset",
@@ -52,6 +54,7 @@ void shmemi_ofi_connect(const char *routine)
                o->ordered_writes ? "free (writes ordered)" : "by quiet",
                shmemi_settings.progress_thread < 0 ? (o->manual_progress ? "on (auto)" : "off (auto)")
                : shmemi_settings.progress_thread ? "on" : "off",
+               o->inject_size, o->posted ? "posted, flushed by quiet (reads ordered after writes)" : "delivery-complete",
                shmemi_ofi_amo_summary());
         fflush(stdout);
     }

@@ -3,7 +3,8 @@
  * (the rest of the core reaches it through transport.h). Files: ofi.c
  * (bring-up), ofi_provider.c, ofi_ep.c, ofi_mr.c (registration, address
  * exchange), ofi_progress.c, ofi_liveness.c (lost peers), ofi_ctx.c
- * (contexts' endpoints), ofi_rma.c, ofi_amo.c, ofi_bounce.c. One fabric, domain and AV per
+ * (contexts' endpoints), ofi_rma.c, ofi_amo.c, ofi_bounce.c, ofi_posted.c
+ * (posted operations and their flush). One fabric, domain and AV per
  * PE; an RDM endpoint per context (the default context's one is also
  * the target every peer addresses); two completion counters per
  * endpoint, so quiet waits on counts, never on a queue of events.
@@ -33,19 +34,35 @@ struct shmemi_ofi_bounce {
     pthread_mutex_t lock; /* not taken for a PRIVATE context's endpoint */
 };
 
-/* One endpoint with its completion tracking. Writes (puts) complete on
- * wcntr, reads (gets, AMOs: non-fetching ones fetch too) on rcntr; the
- * issued counts are atomics because shared contexts (and the default
- * one) may be used by several threads; FI_THREAD_SAFE covers the calls. */
+/* Puts and non-fetching AMOs posted without FI_DELIVERY_COMPLETE
+ * (ofi_posted.c): the PEs they went to since the endpoint's last flush,
+ * one bit each, and the flush epoch in which each PE was last addressed. */
+struct shmemi_ofi_posted {
+    uint64_t *dirty;      /* [n_pes / 64 + 1]; NULL: nothing is posted */
+    uint32_t *seen;       /* [n_pes]: epoch of the last put or AMO to the PE */
+    uint32_t epoch;       /* flushes so far, plus 1 */
+    int any;              /* some bit may be set */
+    int flushing;         /* a flush is between clearing bits and counting its reads */
+    pthread_mutex_t lock; /* one flush at a time (not taken for a PRIVATE context) */
+};
+
+/* A completion counter and the operations counted on it. The counts are
+ * atomics because shared contexts (and the default one) may be used by
+ * several threads; FI_THREAD_SAFE covers the calls. */
+struct shmemi_ofi_count {
+    struct fid_cntr *cntr;
+    uint64_t issued; /* operations posted, each counted before its post */
+    uint64_t seen;   /* a value the counter has reached (never above it) */
+};
+
+/* One endpoint with its completion tracking. Writes (puts, posted AMOs)
+ * complete on w, reads (gets, fetching AMOs, flushes) on r. */
 struct shmemi_ofi_ep {
     struct fid_ep *ep;
     struct fid_cq *cq;        /* errors only: FI_SELECTIVE_COMPLETION */
-    struct fid_cntr *wcntr, *rcntr;
-    uint64_t w_issued, r_issued;
-    /* Nonzero: non-fetching AMOs may be in flight on the read counter
-     * (the shm workaround in ofi_amo.c); a get completes them first. */
-    uint64_t r_amo_mark;
+    struct shmemi_ofi_count w, r;
     int is_private;           /* serves a PRIVATE context: one thread only */
+    struct shmemi_ofi_posted posted;
     struct shmemi_ofi_bounce bounce;
 };
 
@@ -71,6 +88,11 @@ struct shmemi_ofi {
     size_t bounce_size;  /* largest bounced put; <= inject_size: none */
     int manual_progress;
     int ordered_writes;  /* puts and AMOs are placed in issue order: fence is free */
+    /* The provider orders reads after writes (FI_ORDER_RAW, any size): puts
+     * up to inject_size and non-fetching AMOs are posted without
+     * FI_DELIVERY_COMPLETE and completed by a flush read (ofi_posted.c),
+     * and a get needs no wait for earlier writes. */
+    int posted;
     /* [dtype index]: 1 when the provider does every AMO this type needs
      * (docs/design.md: otherwise the locked software path serves them all) */
     int amo_native[6];
@@ -111,6 +133,15 @@ void shmemi_ofi_forget_shm_names(void);
 void shmemi_ofi_publish(const char *routine);
 void shmemi_ofi_exchange(const char *routine);
 
+/* ofi_posted.c: puts and non-fetching AMOs counted complete before the
+ * target applied them, and the flush (one read per PE they went to)
+ * that completes them. */
+int shmemi_ofi_reads_after_writes(const struct fi_info *fi);
+void shmemi_ofi_posted_open(struct shmemi_ofi_ep *e, const char *routine);
+void shmemi_ofi_posted_close(struct shmemi_ofi_ep *e);
+/* Post the flush reads (counted on the read counter; the caller waits). */
+void shmemi_ofi_posted_flush(struct shmemi_ofi_ep *e, const char *routine);
+
 /* ofi_progress.c */
 void shmemi_ofi_progress(void);
 void shmemi_ofi_poll_all(void);
@@ -128,12 +159,15 @@ static inline void shmemi_ofi_mark_polled(void)
     if (!__atomic_load_n(&shmemi_ofi_polled, __ATOMIC_RELAXED))
         __atomic_store_n(&shmemi_ofi_polled, 1, __ATOMIC_RELAXED);
 }
-/* Wait until `cntr` catches up with *issued (shmemi_ofi_caught_up),
- * progressing everything meanwhile. A snapshot of *issued would not do:
- * with threads sharing the endpoint and completions in any order,
- * reaching it would not prove that this thread's operation completed. */
-void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct fid_cntr *cntr, const uint64_t *issued, int pe,
-                          const char *routine);
+/* Wait until the counter catches up with its issued count
+ * (shmemi_ofi_caught_up), progressing everything meanwhile. A snapshot
+ * of the count would not do: with threads sharing the endpoint and
+ * completions in any order, reaching it would not prove that this
+ * thread's operation completed. */
+/* Counter waits and wait loops do their slower checks (errors, every
+ * endpoint's queue, the liveness clock) once per this many polls. */
+#define SHMEMI_OFI_POLL_EVERY 16
+void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, int pe, const char *routine);
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine);
 
 /* Lost peers (SHMEM_OFI_TIMEOUT, docs/design.md "Lost peers"). A wait
@@ -151,7 +185,9 @@ int shmemi_ofi_probe_pe_of(const void *context);
 void shmemi_ofi_probe_done(const void *context);
 void shmemi_ofi_probe_failed(const void *context);
 void shmemi_ofi_liveness_reset(void);
-/* One unsatisfied poll of a wait loop (spins == 1: a new wait). */
+/* One unsatisfied poll of a wait loop (spins == 1: a new wait): the
+ * default endpoint's progress on every poll, the rest now and then. */
+void shmemi_ofi_wait_step(unsigned spins);
 void shmemi_ofi_wait_watch(unsigned spins);
 /* The routine and peer of this thread's last post: wait loops that
  * know neither name them. */
@@ -179,6 +215,8 @@ void shmemi_ofi_bounce_release(struct shmemi_ofi_bounce *b);
 void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
                     const void *value, const void *cond, void *fetch, const char *routine);
 void shmemi_ofi_amo_query(void);
+/* A one-way signal (peer.h), from the default context's endpoint. */
+int shmemi_ofi_signal(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64_t v, const char *routine);
 const char *shmemi_ofi_amo_summary(void);
 
 /* Remote (address, key) of (seg, off) on pe. */
@@ -244,15 +282,64 @@ static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *k
         SHMEMI_OFI_RETRY(call, what, pe, routine);                                              \
     } while (0)
 
-/* Every operation counted on `issued` so far is complete. The counter is
- * read first: completions never run ahead of counts, so a counter that
- * has caught up with a later count proves all of those counted earlier. */
-static inline int shmemi_ofi_caught_up(struct fid_cntr *cntr, const uint64_t *issued)
+/* A put or non-fetching AMO to pe was posted: a later flush must cover pe.
+ * Set after the post, so a flush that clears the bit comes after it. */
+static inline void shmemi_ofi_posted_mark(struct shmemi_ofi_ep *e, int pe)
 {
-    uint64_t done = fi_cntr_read(cntr);
+    uint64_t *w = &e->posted.dirty[pe >> 6], bit = (uint64_t)1 << (pe & 63);
 
+    if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit))
+        __atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&e->posted.any, __ATOMIC_RELAXED))
+        __atomic_store_n(&e->posted.any, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Post this put or non-fetching AMO to pe (1), or send it tracked, as a
+ * delivery-complete or fetching operation (0)? The first to a PE since
+ * the last flush goes tracked, so that a lone operation + quiet costs one
+ * round trip (a posted one would cost its post and a flush read); later
+ * ones are posted, so that a stream costs one flush. Races between
+ * threads only change the choice, which is correct either way. */
+static inline int shmemi_ofi_post_this(struct shmemi_ofi_ep *e, int pe)
+{
+    uint32_t now = __atomic_load_n(&e->posted.epoch, __ATOMIC_RELAXED);
+
+    if (__atomic_load_n(&e->posted.seen[pe], __ATOMIC_RELAXED) == now)
+        return 1;
+    __atomic_store_n(&e->posted.seen[pe], now, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* Posted operations of this endpoint may not have been applied yet. */
+static inline int shmemi_ofi_posted_pending(struct shmemi_ofi_ep *e)
+{
+    return __atomic_load_n(&e->posted.any, __ATOMIC_SEQ_CST) ||
+           __atomic_load_n(&e->posted.flushing, __ATOMIC_SEQ_CST);
+}
+
+/* The counter has reached `done`: remember it (a racing thread may store
+ * an older value; `seen` then stays below the counter, which is safe). */
+static inline void shmemi_ofi_saw(struct shmemi_ofi_count *c, uint64_t done)
+{
+    if (done > __atomic_load_n(&c->seen, __ATOMIC_RELAXED))
+        __atomic_store_n(&c->seen, done, __ATOMIC_RELAXED);
+}
+
+/* Every operation counted on c so far is complete. Completions never run
+ * ahead of counts (each is counted before its post), so a counter value
+ * at or above a later count proves all of those counted earlier; that
+ * holds for a value seen before, too, which spares the provider call
+ * (and, on tcp, its system calls) when nothing was posted since. */
+static inline int shmemi_ofi_caught_up(struct shmemi_ofi_count *c)
+{
+    uint64_t done;
+
+    if (__atomic_load_n(&c->seen, __ATOMIC_ACQUIRE) >= __atomic_load_n(&c->issued, __ATOMIC_SEQ_CST))
+        return 1;
+    done = fi_cntr_read(c->cntr);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return done >= __atomic_load_n(issued, __ATOMIC_SEQ_CST);
+    shmemi_ofi_saw(c, done);
+    return done >= __atomic_load_n(&c->issued, __ATOMIC_SEQ_CST);
 }
 
 #endif /* SHMEMI_OFI_H */

@@ -20,16 +20,13 @@
  * even they are missing, an AMO on a lacking type fails with a message
  * (never the start-up).
  *
- * Non-fetching AMOs on a native type are round trips (fetched into
- * scratch), except on libfabric's shm provider, where they do not wait:
- * counted as issued and completed by quiet (or by a later get / fetching
- * AMO of the endpoint), sent as fetching atomics into a discarded word on
- * the read counter. Not as non-fetching ones: on shm a delivery-complete
- * non-fetching atomic returns its inject buffer to the pool twice and
- * corrupts the provider (bench/ofi_amo_repro.c). Elsewhere pipelining
- * (fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE) on the write counter)
- * gained nothing measurable on tcp;ofi_rxm and once stalled a threaded
- * test for 30 s under ThreadSanitizer, so it is left out (docs/design.md).
+ * Non-fetching AMOs on a native type are posted without
+ * FI_DELIVERY_COMPLETE and completed by quiet's flush where the provider
+ * orders reads after writes (ofi_posted.c: libfabric's shm), and round
+ * trips (fetched into scratch) elsewhere: pipelined with
+ * fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE) they gained nothing
+ * measurable on tcp;ofi_rxm and once stalled a threaded test for 30 s
+ * under ThreadSanitizer (docs/design.md).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -79,11 +76,6 @@ static int type_complete(enum fi_datatype dt, int is_float)
     return 1;
 }
 
-/* Non-fetching AMOs left to quiet, as fetches (shm only: see the top). */
-static int nf_pipelined;
-/* Their results: written by the provider, never read. */
-static uint64_t discard;
-
 void shmemi_ofi_amo_query(void)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
@@ -91,7 +83,6 @@ void shmemi_ofi_amo_query(void)
     for (int i = 0; i < DT_N; i++)
         o->amo_native[i] = !shmemi_settings.ofi_soft_amo && type_complete(fi_type[i], i >= DT_F32);
     o->lock_capable = valid(2, FI_UINT64, FI_CSWAP) && valid(0, FI_UINT64, FI_ATOMIC_WRITE);
-    nf_pipelined = strcmp(o->info->fabric_attr->prov_name, "shm") == 0;
 }
 
 const char *shmemi_ofi_amo_summary(void)
@@ -103,8 +94,8 @@ const char *shmemi_ofi_amo_summary(void)
     for (int i = 0; i < DT_N; i++)
         soft += !shmemi_ofi.amo_native[i];
     if (!soft)
-        return nf_pipelined ? "provider atomics for every type, non-fetching ones left to quiet as fetches (shm)"
-                            : "provider atomics for every type, non-fetching ones round trips";
+        return shmemi_ofi.posted ? "provider atomics for every type, non-fetching ones posted and flushed"
+                                     : "provider atomics for every type, non-fetching ones round trips";
     n += (size_t)snprintf(buf + n, sizeof buf - n, "locked software path for");
     for (int i = 0; i < DT_N && n < sizeof buf; i++)
         if (!shmemi_ofi.amo_native[i])
@@ -136,41 +127,62 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
     if (!fetch)
         fetch = &scratch;
     /* A PE reads back what it wrote, as a get does (ofi_rma.c): pending
-     * puts and non-fetching AMOs of this endpoint complete first. (On shm
-     * those AMOs are on the read counter, awaited below: the target
-     * applies one endpoint's atomics in order.) */
-    if (!shmemi_ofi_caught_up(e->wcntr, &e->w_issued))
-        shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, pe, routine);
+     * puts of this endpoint complete first, unless the provider orders
+     * this read after them anyway (then posted ones need no flush). */
+    if (!shmemi_ofi.posted && !shmemi_ofi_caught_up(&e->w))
+        shmemi_ofi_cntr_wait(e, &e->w, pe, routine);
     if (op == SHMEMI_AMO_CSWAP)
-        SHMEMI_OFI_POST(&e->r_issued, fi_compare_atomic(e->ep, value, 1, NULL, cond, NULL, fetch, NULL, to, raddr,
+        SHMEMI_OFI_POST(&e->r.issued, fi_compare_atomic(e->ep, value, 1, NULL, cond, NULL, fetch, NULL, to, raddr,
                                                         key, dt, fop, NULL),
                         "fi_compare_atomic", pe, routine);
     else
-        SHMEMI_OFI_POST(&e->r_issued,
+        SHMEMI_OFI_POST(&e->r.issued,
                         fi_fetch_atomic(e->ep, value, 1, NULL, fetch, NULL, to, raddr, key, dt, fop, NULL),
                         "fi_fetch_atomic", pe, routine);
-    shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
+    shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
 }
 
-/* A non-fetching AMO left in flight (shm): counted now, completed by quiet. */
-static void native_nbi(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
-                       enum fi_datatype dt, const void *value, const char *routine)
+/* A non-fetching AMO posted without waiting (shm: ofi_posted.c). The
+ * provider copies the operand into the target's queue at the post, so the
+ * caller's operand may go; counted complete at once, on the write counter. */
+static void posted_op(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
+                      enum fi_datatype dt, const void *value, const char *routine)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
-    uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
-    fi_addr_t to = o->addr[pe];
-    enum fi_op fop = fi_op_of(op);
+    struct fi_ioc ioc = {.addr = (void *)value, .count = 1};
+    struct fi_rma_ioc rma = {.count = 1};
+    struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
+                                .rma_iov_count = 1, .datatype = dt, .op = fi_op_of(op)};
 
-    /* shm copies the operand into its inject buffer at the post, so the
-     * caller's operand may go. The mark tells gets to complete it first
-     * (a get may bypass the target's queue: ofi_rma.c). */
-    uint64_t n, m;
-    SHMEMI_OFI_POST(&e->r_issued, fi_fetch_atomic(e->ep, value, 1, NULL, &discard, NULL, to, raddr, key, dt, fop, NULL),
+    rma.addr = shmemi_ofi_raddr(pe, seg, off, &rma.key);
+    SHMEMI_OFI_POST(&e->w.issued, fi_atomicmsg(e->ep, &msg, 0), "fi_atomicmsg", pe, routine);
+}
+
+/* The first non-fetching AMO to a PE after a flush (ofi_posted.c): a
+ * fetching one into a discarded word, counted on the read counter and
+ * left to quiet. shm copies the operand at the post. */
+static void tracked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
+                    enum fi_datatype dt, const void *value, const char *routine)
+{
+    static uint64_t discard; /* written by the provider, never read */
+    uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+
+    SHMEMI_OFI_POST(&e->r.issued,
+                    fi_fetch_atomic(e->ep, value, 1, NULL, &discard, NULL, shmemi_ofi.addr[pe], raddr, key, dt,
+                                    fi_op_of(op), NULL),
                     "fi_fetch_atomic", pe, routine);
-    n = __atomic_load_n(&e->r_issued, __ATOMIC_SEQ_CST);
-    m = __atomic_load_n(&e->r_amo_mark, __ATOMIC_RELAXED);
-    while (m < n && !__atomic_compare_exchange_n(&e->r_amo_mark, &m, n, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-        ;
+}
+
+/* A collective's signal: posted, neither marked for a flush nor waited
+ * for (the receiver polls the word). Only where the provider places
+ * writes in issue order, so that two signals to one word land in order,
+ * and the type is native. */
+int shmemi_ofi_signal(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64_t v, const char *routine)
+{
+    if (!shmemi_ofi.posted || !shmemi_ofi.ordered_writes || !shmemi_ofi.amo_native[DT_U64])
+        return 0;
+    posted_op(&shmemi_ofi.main, pe, seg, off, op, FI_UINT64, &v, routine);
+    return 1;
 }
 
 /* ---- the locked software path ---- */
@@ -192,7 +204,7 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
         if (seen == 0)
             break;
         shmemi_ofi_progress();
-        if (++spins > shmemi_world.spin_limit)
+        if (shmemi_wait_yields(++spins))
             sched_yield();
     }
     if (value)
@@ -206,15 +218,15 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
         uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
 
         shmemi_ofi_quiet_ep(e, routine);
-        SHMEMI_OFI_POST(&e->r_issued, fi_read(e->ep, &cur, size, NULL, o->addr[pe], raddr, key, NULL), "fi_read",
+        SHMEMI_OFI_POST(&e->r.issued, fi_read(e->ep, &cur, size, NULL, o->addr[pe], raddr, key, NULL), "fi_read",
                         pe, routine);
-        shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
+        shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
         nv = shmemi_amo_value(op, dtype, cur, v, c);
         if (nv != cur) {
-            SHMEMI_OFI_POST(&e->w_issued, fi_write(e->ep, &nv, size, NULL, o->addr[pe], raddr, key, NULL),
+            SHMEMI_OFI_POST(&e->w.issued, fi_write(e->ep, &nv, size, NULL, o->addr[pe], raddr, key, NULL),
                             "fi_write", pe, routine);
             /* Delivered before the unlock can be seen. */
-            shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, pe, routine);
+            shmemi_ofi_cntr_wait(e, &e->w, pe, routine);
         }
     }
     native(e, pe, SHMEMI_SEG_CTRL, lock_off, SHMEMI_AMO_SET, FI_UINT64, &free_, NULL, NULL, routine);
@@ -227,8 +239,11 @@ void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum s
 {
     int i = dt_index(dtype);
 
-    if (shmemi_ofi.amo_native[i] && !fetch && nf_pipelined)
-        native_nbi(e, pe, seg, off, op, fi_type[i], value, routine);
+    if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.posted && shmemi_ofi_post_this(e, pe)) {
+        posted_op(e, pe, seg, off, op, fi_type[i], value, routine);
+        shmemi_ofi_posted_mark(e, pe);
+    } else if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.posted)
+        tracked(e, pe, seg, off, op, fi_type[i], value, routine);
     else if (shmemi_ofi.amo_native[i])
         native(e, pe, seg, off, op, fi_type[i], value, cond, fetch, routine);
     else

@@ -44,7 +44,7 @@ static char *take(struct shmemi_ofi_ep *e, size_t n, int pe, const char *routine
     if (!b->base)
         pool_alloc(b, routine);
     if (b->head + need > b->size) {
-        shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, pe, routine);
+        shmemi_ofi_cntr_wait(e, &e->w, pe, routine);
         b->head = 0;
     }
     buf = b->base + b->head;
@@ -64,7 +64,7 @@ void shmemi_ofi_bounce_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint
         pthread_mutex_lock(&e->bounce.lock);
     buf = take(e, n, pe, routine);
     memcpy(buf, src, n);
-    SHMEMI_OFI_POST(&e->w_issued, fi_write(e->ep, buf, n, NULL, shmemi_ofi.addr[pe], raddr, key, NULL),
+    SHMEMI_OFI_POST(&e->w.issued, fi_write(e->ep, buf, n, NULL, shmemi_ofi.addr[pe], raddr, key, NULL),
                     "fi_write", pe, routine);
     if (shared)
         pthread_mutex_unlock(&e->bounce.lock);

@@ -1,10 +1,13 @@
 /*
  * transport/ofi_ep.c — endpoints: an RDM endpoint with its error queue
- * and its two completion counters, and the /dev/shm names that
- * libfabric's shm provider leaves behind a PE that dies.
+ * and its two completion counters, and the /dev/shm names of libfabric's
+ * shm provider: chosen by us, and removed behind a PE that dies.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/cleanup.h"
 #include "transport/ofi.h"
@@ -36,6 +39,37 @@ static void remember_shm_name(struct fid_ep *ep)
         }
 }
 
+/* libfabric's shm names an endpoint's file <pid>:<uid>:<index>, and
+ * refuses to enable it (EBUSY, "Device or resource busy") when a file of
+ * that name exists and a process of that id is alive: a killed process
+ * leaves its file behind, and once its id comes round again, to us, the
+ * file looks live. Seen when SIGKILLed jobs had left files. So each shm
+ * endpoint gets a name of ours before it is enabled: the process id, a
+ * random start-up nonce and an index, which no stale file shares. */
+static void name_shm_endpoint(struct fid_ep *ep)
+{
+    static const char prefix[] = "fi_shm://";
+    static uint64_t nonce;
+    static int next;
+    char addr[SHMEMI_OFI_ADDR_MAX + 1], name[96];
+    size_t len = SHMEMI_OFI_ADDR_MAX;
+    int idx;
+
+    if (fi_getname(&ep->fid, addr, &len) || len >= sizeof addr || strncmp(addr, prefix, sizeof prefix - 1))
+        return;
+    if (!__atomic_load_n(&nonce, __ATOMIC_ACQUIRE)) {
+        uint64_t r = 0;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            r = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull;
+        r |= 1;
+        __atomic_compare_exchange_n(&nonce, &(uint64_t){0}, r, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    }
+    idx = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+    snprintf(name, sizeof name, "%sshoal-%ld-%016llx-%d", prefix, (long)getpid(),
+             (unsigned long long)__atomic_load_n(&nonce, __ATOMIC_ACQUIRE), idx);
+    fi_setname(&ep->fid, name, strlen(name) + 1); /* on failure the provider's name stays */
+}
+
 /* The endpoints are closed: fi_close unlinked their names. */
 void shmemi_ofi_forget_shm_names(void)
 {
@@ -55,15 +89,17 @@ void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
 
     memset(e, 0, sizeof *e);
     pthread_mutex_init(&e->bounce.lock, NULL);
+    shmemi_ofi_posted_open(e, routine);
     SHMEMI_OFI_CHECK(fi_cq_open(o->domain, &cqa, &e->cq, NULL), "fi_cq_open", routine);
-    SHMEMI_OFI_CHECK(fi_cntr_open(o->domain, &ca, &e->wcntr, NULL), "fi_cntr_open", routine);
-    SHMEMI_OFI_CHECK(fi_cntr_open(o->domain, &ca, &e->rcntr, NULL), "fi_cntr_open", routine);
+    SHMEMI_OFI_CHECK(fi_cntr_open(o->domain, &ca, &e->w.cntr, NULL), "fi_cntr_open", routine);
+    SHMEMI_OFI_CHECK(fi_cntr_open(o->domain, &ca, &e->r.cntr, NULL), "fi_cntr_open", routine);
     SHMEMI_OFI_CHECK(fi_endpoint(o->domain, o->info, &e->ep, NULL), "fi_endpoint", routine);
+    name_shm_endpoint(e->ep);
     SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &o->av->fid, 0), "fi_ep_bind(av)", routine);
     SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
                      "fi_ep_bind(cq)", routine);
-    SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &e->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)", routine);
-    SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &e->rcntr->fid, FI_READ), "fi_ep_bind(read counter)", routine);
+    SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &e->w.cntr->fid, FI_WRITE), "fi_ep_bind(write counter)", routine);
+    SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &e->r.cntr->fid, FI_READ), "fi_ep_bind(read counter)", routine);
     SHMEMI_OFI_CHECK(fi_enable(e->ep), "fi_enable", routine);
     remember_shm_name(e->ep);
 }
@@ -71,10 +107,11 @@ void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
 void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e)
 {
     SHMEMI_OFI_CLOSE(e->ep);
-    SHMEMI_OFI_CLOSE(e->wcntr);
-    SHMEMI_OFI_CLOSE(e->rcntr);
+    SHMEMI_OFI_CLOSE(e->w.cntr);
+    SHMEMI_OFI_CLOSE(e->r.cntr);
     SHMEMI_OFI_CLOSE(e->cq);
     shmemi_ofi_bounce_release(&e->bounce); /* the endpoint is closed: nothing reads it now */
     pthread_mutex_destroy(&e->bounce.lock);
+    shmemi_ofi_posted_close(e);
     memset(e, 0, sizeof *e);
 }

@@ -100,7 +100,7 @@ static void probe_post(struct probe_slot *s, int pe)
     s->pe = pe;
     atomic_store(&s->done, 0);
     /* Counted like any read, so the read counter never runs ahead. */
-    __atomic_fetch_add(&e->r_issued, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&e->r.issued, 1, __ATOMIC_SEQ_CST);
     while ((rc = fi_readmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN) {
         shmemi_ofi_poll_all();
         shmemi_ofi_stall_check(&st, 0, pe, "shmem (network liveness probe)");
@@ -179,14 +179,16 @@ void shmemi_ofi_stall_check(struct shmemi_ofi_stall *st, uint64_t mark, int pe, 
         lost_peer(routine, pe, now - st->since_ms);
 }
 
-/* shmemi_transport_wait_step: every wait loop's poll while the network
- * path is up. */
+/* A wait loop's poll (shmemi_ofi_wait_step): a new wait restarts the
+ * clock, which is read once per SHMEMI_OFI_POLL_EVERY polls. */
 void shmemi_ofi_wait_watch(unsigned spins)
 {
-    static _Thread_local struct shmemi_ofi_stall st;
+    static _Thread_local SHMEMI_OFI_TLS struct shmemi_ofi_stall st;
 
     if (spins == 1) /* a new wait */
         st.since_ms = 0;
+    else if (spins % SHMEMI_OFI_POLL_EVERY)
+        return;
     shmemi_ofi_stall_check(&st, 0, -1, shmemi_ofi_last_routine ? shmemi_ofi_last_routine : "shmem wait");
 }
 

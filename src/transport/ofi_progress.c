@@ -32,8 +32,8 @@ static void cq_error(struct shmemi_ofi_ep *e, const char *routine)
         shmemi_ofi_probe_failed(err.op_context);
         /* Count it as done and clear the error, so that the read
          * counter's waits neither fail nor hang on it. */
-        fi_cntr_add(e->rcntr, 1);
-        fi_cntr_seterr(e->rcntr, 0);
+        fi_cntr_add(e->r.cntr, 1);
+        fi_cntr_seterr(e->r.cntr, 0);
         return;
     }
     if (pe >= 0 && pe < shmemi_world.n_pes && shmemi_ofi.host)
@@ -81,35 +81,63 @@ void shmemi_ofi_progress(void)
     shmemi_ofi_poll_all();
 }
 
-void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct fid_cntr *cntr, const uint64_t *issued, int pe,
-                          const char *routine)
+void shmemi_ofi_wait_step(unsigned spins)
+{
+    if (!shmemi_ofi.main.ep)
+        return;
+    /* Peers' operations arrive at the default endpoint; the others hold
+     * only this PE's own operations, and their waits poll them. */
+    if (spins != 1 && spins % SHMEMI_OFI_POLL_EVERY) {
+        shmemi_ofi_ep_poll(&shmemi_ofi.main);
+        return;
+    }
+    shmemi_ofi_progress();
+    shmemi_ofi_wait_watch(spins);
+}
+
+void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, int pe, const char *routine)
 {
     unsigned spins = 0;
     struct shmemi_ofi_stall st = {0, 0};
 
     for (;;) {
-        uint64_t done = fi_cntr_read(cntr); /* as shmemi_ofi_caught_up, keeping the value */
+        /* Reading the counter drives the progress of the endpoint it
+         * counts for: the tight part of the loop is that alone. */
+        uint64_t done;
 
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        if (done >= __atomic_load_n(issued, __ATOMIC_SEQ_CST))
+        if (__atomic_load_n(&c->seen, __ATOMIC_ACQUIRE) >= __atomic_load_n(&c->issued, __ATOMIC_SEQ_CST))
             break;
-        if (fi_cntr_readerr(cntr) > 0) {
-            shmemi_ofi_last_pe = pe >= 0 ? pe : shmemi_ofi_last_pe;
-            shmemi_ofi_ep_poll(e); /* reports the queued error entry (unless a probe's) */
-            if (fi_cntr_readerr(cntr) > 0)
-                shmemi_ofi_fail(routine, pe >= 0 ? "a transfer" : "completing transfers", pe, -FI_EIO);
+        done = fi_cntr_read(c->cntr); /* as shmemi_ofi_caught_up, keeping the value */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        shmemi_ofi_saw(c, done);
+        if (done >= __atomic_load_n(&c->issued, __ATOMIC_SEQ_CST))
+            break;
+        ++spins;
+        /* Peers' operations arrive at the default endpoint: serve them on
+         * every poll while waiting on another. Errors, the other
+         * endpoints and the liveness clock every POLL_EVERY-th poll. */
+        if (e != &shmemi_ofi.main)
+            shmemi_ofi_ep_poll(&shmemi_ofi.main);
+        if (spins % SHMEMI_OFI_POLL_EVERY == 0) {
+            if (fi_cntr_readerr(c->cntr) > 0) {
+                shmemi_ofi_last_pe = pe >= 0 ? pe : shmemi_ofi_last_pe;
+                shmemi_ofi_ep_poll(e); /* reports the queued error entry (unless a probe's) */
+                if (fi_cntr_readerr(c->cntr) > 0)
+                    shmemi_ofi_fail(routine, pe >= 0 ? "a transfer" : "completing transfers", pe, -FI_EIO);
+            }
+            shmemi_ofi_progress();
+            shmemi_ofi_stall_check(&st, done, pe, routine);
         }
-        shmemi_ofi_progress();
-        shmemi_ofi_stall_check(&st, done, pe, routine);
-        if (++spins > shmemi_world.spin_limit)
+        if (shmemi_wait_yields(spins))
             sched_yield();
     }
 }
 
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
 {
-    shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, -1, routine);
-    shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, -1, routine);
+    shmemi_ofi_posted_flush(e, routine);
+    shmemi_ofi_cntr_wait(e, &e->w, -1, routine);
+    shmemi_ofi_cntr_wait(e, &e->r, -1, routine);
 }
 
 /* ---- progress thread ---- */

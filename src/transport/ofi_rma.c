@@ -2,30 +2,32 @@
  * transport/ofi_rma.c — puts, gets, fence and quiet over libfabric, and
  * the ops table. Completion is counted (struct shmemi_ofi_ep):
  *  - a put up to inject_size is injected: the source is reusable at once;
+ *    where the provider orders reads after writes it is posted without
+ *    FI_DELIVERY_COMPLETE and completed by quiet's flush (ofi_posted.c);
  *  - a larger blocking put up to SHMEM_OFI_BOUNCE_SIZE is copied into a
  *    bounce buffer (ofi_bounce.c) and left to quiet, as an injected one;
  *  - a larger put is zero-copy; the blocking form waits for the
  *    endpoint's writes to complete, the nbi form leaves it to quiet;
  *  - a get waits for the endpoint's reads (nbi: left to quiet); it first
- *    completes the endpoint's writes and non-fetching AMOs, so a PE reads
- *    back what it put;
+ *    completes the endpoint's writes, so a PE reads back what it put
+ *    (where reads are ordered after writes, that order is enough);
  *  - fence is free when the provider orders RMA and atomic writes with
  *    each other, and a quiet of the context otherwise;
- *  - quiet waits until both counters reach the issued counts. Operations
- *    are issued with FI_DELIVERY_COMPLETE, so a completed write is
- *    visible at the target.
+ *  - quiet flushes posted writes, then waits until both counters reach
+ *    the issued counts. Other writes are issued with FI_DELIVERY_COMPLETE,
+ *    so a completed write is visible at the target.
  */
 #include "transport/ofi.h"
 #include "transport/transport.h"
 
 static void wait_writes(struct shmemi_ofi_ep *e, int pe, const char *routine)
 {
-    shmemi_ofi_cntr_wait(e, e->wcntr, &e->w_issued, pe, routine);
+    shmemi_ofi_cntr_wait(e, &e->w, pe, routine);
 }
 
 static void wait_reads(struct shmemi_ofi_ep *e, int pe, const char *routine)
 {
-    shmemi_ofi_cntr_wait(e, e->rcntr, &e->r_issued, pe, routine);
+    shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
 }
 
 static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const void *src, size_t n, int nbi,
@@ -34,6 +36,15 @@ static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const v
     struct shmemi_ofi *o = &shmemi_ofi;
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
 
+    if (n <= o->inject_size && o->posted && shmemi_ofi_post_this(e, pe)) {
+        struct iovec iov = {.iov_base = (void *)src, .iov_len = n};
+        struct fi_rma_iov rma = {.addr = raddr, .len = n, .key = key};
+        struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
+                                 .rma_iov_count = 1};
+        SHMEMI_OFI_POST(&e->w.issued, fi_writemsg(e->ep, &msg, FI_INJECT), "fi_writemsg(FI_INJECT)", pe, routine);
+        shmemi_ofi_posted_mark(e, pe);
+        return;
+    }
     if (n <= o->inject_size) {
         /* fi_inject_write may count the write complete once it is
          * buffered (tcp;ofi_rxm does): ask for delivery explicitly, so
@@ -42,7 +53,7 @@ static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const v
         struct fi_rma_iov rma = {.addr = raddr, .len = n, .key = key};
         struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
                                  .rma_iov_count = 1};
-        SHMEMI_OFI_POST(&e->w_issued, fi_writemsg(e->ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE),
+        SHMEMI_OFI_POST(&e->w.issued, fi_writemsg(e->ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE),
                         "fi_writemsg(FI_INJECT)", pe, routine);
         return;
     }
@@ -50,7 +61,7 @@ static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const v
         shmemi_ofi_bounce_put(e, pe, raddr, key, src, n, routine);
         return;
     }
-    SHMEMI_OFI_POST(&e->w_issued, fi_write(e->ep, src, n, NULL, o->addr[pe], raddr, key, NULL), "fi_write", pe,
+    SHMEMI_OFI_POST(&e->w.issued, fi_write(e->ep, src, n, NULL, o->addr[pe], raddr, key, NULL), "fi_write", pe,
                     routine);
     if (!nbi)
         wait_writes(e, pe, routine);
@@ -61,18 +72,10 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
 {
     struct shmemi_ofi *o = &shmemi_ofi;
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
-    uint64_t amo_mark = __atomic_load_n(&e->r_amo_mark, __ATOMIC_ACQUIRE);
 
-    if (!shmemi_ofi_caught_up(e->wcntr, &e->w_issued))
+    if (!o->posted && !shmemi_ofi_caught_up(&e->w))
         wait_writes(e, pe, routine);
-    if (amo_mark) {
-        /* Non-fetching AMOs in flight on the read counter (shm, whose
-         * reads may go straight to the peer's memory, past its queue):
-         * complete them, then clear the mark unless a newer AMO set it. */
-        wait_reads(e, pe, routine);
-        __atomic_compare_exchange_n(&e->r_amo_mark, &amo_mark, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
-    }
-    SHMEMI_OFI_POST(&e->r_issued, fi_read(e->ep, dst, n, NULL, o->addr[pe], raddr, key, NULL), "fi_read", pe,
+    SHMEMI_OFI_POST(&e->r.issued, fi_read(e->ep, dst, n, NULL, o->addr[pe], raddr, key, NULL), "fi_read", pe,
                     routine);
     if (!nbi)
         wait_reads(e, pe, routine);
@@ -96,8 +99,8 @@ static void ofi_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, siz
 
 /* Fetching AMOs complete before return even in their nbi form: the
  * operand may live on the caller's stack, and fi_fetch_atomic cannot
- * inject it. Non-fetching AMOs are round trips, except on shm, where they
- * are left to quiet (ofi_amo.c). */
+ * inject it. Non-fetching AMOs are round trips, or posted and flushed
+ * where reads are ordered after writes (ofi_amo.c, ofi_posted.c). */
 static void ofi_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
                     const void *value, const void *cond, void *fetch, int nbi, const char *routine)
 {
@@ -122,4 +125,5 @@ const struct shmemi_tp_ops shmemi_tp_ofi_ops = {
     .amo = ofi_amo,
     .fence = ofi_fence,
     .quiet = ofi_quiet,
+    .signal = shmemi_ofi_signal,
 };

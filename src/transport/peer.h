@@ -29,6 +29,12 @@ struct shmemi_tp_ops {
                 const void *value, const void *cond, void *fetch, int nbi, const char *routine);
     void (*fence)(shmem_ctx_t ctx);
     void (*quiet)(shmem_ctx_t ctx);
+    /* A one-way internal signal (collective flags): an 8-byte unsigned SET
+     * or ADD on pe that nobody waits for (the receiver polls the word) and
+     * no quiet covers. Returns 0 where the path cannot send it so with
+     * this PE's signals to one word landing in order: the caller then uses
+     * a fetching AMO. */
+    int (*signal)(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64_t v, const char *routine);
 };
 
 extern const struct shmemi_tp_ops shmemi_tp_shm_ops;

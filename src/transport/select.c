@@ -196,8 +196,6 @@ void shmemi_transport_progress(void)
 
 void shmemi_transport_wait_step(unsigned spins)
 {
-    if (ofi_open) {
-        shmemi_ofi_progress();
-        shmemi_ofi_wait_watch(spins);
-    }
+    if (ofi_open)
+        shmemi_ofi_wait_step(spins);
 }

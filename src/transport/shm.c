@@ -49,6 +49,17 @@ static void shm_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_am
         shmemi_fatal(routine, "unknown atomic operation %d", (int)op);
 }
 
+static int shm_signal(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64_t v, const char *routine)
+{
+    uint64_t *w = (uint64_t *)(void *)target(pe, seg, off, routine);
+
+    if (op == SHMEMI_AMO_ADD)
+        __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST);
+    else
+        __atomic_store_n(w, v, __ATOMIC_SEQ_CST);
+    return 1;
+}
+
 /* Also the CPU fence that memcpy puts to node-local peers need when
  * their AMOs go through libfabric (mixed jobs): select.c keeps this table
  * among those fenced whenever any peer's RMA uses it. */
@@ -64,4 +75,5 @@ const struct shmemi_tp_ops shmemi_tp_shm_ops = {
     .amo = shm_amo,
     .fence = shm_fence,
     .quiet = shm_fence,
+    .signal = shm_signal,
 };

@@ -130,6 +130,13 @@ static inline void shmemi_tp_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, e
     shmemi_tp_peer(pe)->amo->amo(ctx, pe, seg, off, op, dtype, value, cond, fetch, nbi, routine);
 }
 
+/* A one-way signal to pe's word (peer.h); 0: use a fetching AMO. */
+static inline int shmemi_tp_signal(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64_t v,
+                                   const char *routine)
+{
+    return shmemi_tp_peer(pe)->amo->signal(pe, seg, off, op, v, routine);
+}
+
 /* Complete what ctx left in flight on the path serving pe's RMA. */
 static inline void shmemi_tp_rma_quiet(shmem_ctx_t ctx, int pe)
 {
