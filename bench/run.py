@@ -195,6 +195,27 @@ def run(cmd, timeout, env=None, cwd=None):
     return status, out, err, time.monotonic() - t0
 
 
+def shm_names():
+    try:
+        return set(os.listdir("/dev/shm"))
+    except OSError:
+        return set()
+
+
+def remove_leftovers(before):
+    """Remove what a finished launch left in /dev/shm (names that appeared
+    during it: launches run one at a time). A PE that crashed or was killed
+    may leave its segments or its provider's queues behind, and a later
+    launch of the same library can fail on them. Returns the names."""
+    left = sorted(shm_names() - before)
+    for name in left:
+        try:
+            os.unlink(os.path.join("/dev/shm", name))
+        except OSError:
+            pass
+    return left
+
+
 # ---------------------------------------------------------------- libraries
 
 class Library:
@@ -309,11 +330,14 @@ def peer_provider(lib, mode, env, pdir, timeout):
     def launch(extra):
         return run(lib.launch(2, [src[:-2]]), timeout, env=with_env(with_env(os.environ, dict(env, **extra)), lib.env))
 
-    st, out, err, _ = launch({"SHMEM_DEBUG": "1"})
+    # SOS prints "OFI provider: tcp;ofi_rxm, ..." under SHMEM_DEBUG, Shoal
+    # "Network path: libfabric 1.17, provider tcp;ofi_rxm (...)" under SHMEM_INFO.
+    st, out, err, _ = launch({"SHMEM_DEBUG": "1", "SHMEM_INFO": "1"})
     if st != "ok":
         return "not confirmed", f"probe run {st}: {(err.strip().splitlines() or [''])[-1][:200]}"
-    named = sorted({m.group(1).rstrip(",") for m in re.finditer(r"provider:\s*(\S+)", out + err, re.I)})
-    source = "SHMEM_DEBUG"
+    named = sorted({m.group(1) for m in
+                    re.finditer(r"(?:OFI provider:|libfabric [0-9.]+, provider)\s*([^\s,]+)", out + err, re.I)})
+    source = "SHMEM_DEBUG/SHMEM_INFO"
     if not named:
         st, out, err, _ = launch({"FI_LOG_LEVEL": "info"})
         # libfabric:PID:TIME:[DOMAIN]:PROVIDER:SUBSYS:function():line<info> ...
@@ -1344,13 +1368,19 @@ def main():
                 cmd = lib.launch(npes, [lib.binaries[prog]] + argv)
                 # The library's own settings (e.g. --peer-env) win over the mode's.
                 full_env = with_env(with_env(os.environ, env), lib.env)
+                shm_before = shm_names()
                 st, out, err, dt = run(cmd, timeout, env=full_env)
+                left = remove_leftovers(shm_before)
                 rows, sk = parse_lines(out, lib=lib.name, mode=mode, rep=rep)
                 raw += rows
                 if rep == 0:
                     skips += sk
                 label = f"{lib.name}/{mode} {prog} -n {npes}"
                 log(f"run.py: rep {rep + 1}/{reps} {label}: {st}, {len(rows)} rows, {dt:.1f} s")
+                if left:
+                    log(f"run.py: {label} left {len(left)} name(s) in /dev/shm (removed): {' '.join(left[:8])}")
+                    if lib is shoal:
+                        crashed.append(f"{label}: left /dev/shm/{left[0]}")
                 if st != "ok":
                     failures.append((lib.name, mode, prog, npes, st, err[-1500:]))
                     if lib is shoal:

@@ -42,10 +42,11 @@ extern struct shmemi_world shmemi_world;
  * Up to spin_limit, never. Past it, every poll when node-local PEs
  * outnumber cores (the PE we wait for may need this core), else every
  * SHMEMI_YIELD_EVERY-th: a yield with no one else to run is a system
- * call (0.3 us here) during which a network-path PE serves no peer
- * (the target of a round trip waits this way in barriers: fetch-add
- * took 1.9 us against 0.6 us with a yield every poll). */
-#define SHMEMI_YIELD_EVERY 64
+ * call (0.3-0.5 us here) during which a network-path PE serves no peer.
+ * The target of a round trip waits this way in barriers: on shm, where a
+ * poll is tens of ns, fetch-add took 1.9 us with a yield every poll,
+ * about 0.6 us every 64th, and raw libfabric's 0.5 us every 1024th. */
+#define SHMEMI_YIELD_EVERY 1024
 static inline int shmemi_wait_yields(unsigned spins)
 {
     return spins > shmemi_world.spin_limit && (shmemi_world.oversubscribed || spins % SHMEMI_YIELD_EVERY == 0 || spins == ~0u);

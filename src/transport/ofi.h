@@ -96,6 +96,10 @@ struct shmemi_ofi {
     /* [dtype index]: 1 when the provider does every AMO this type needs
      * (docs/design.md: otherwise the locked software path serves them all) */
     int amo_native[6];
+    /* Where nothing is posted (not shm): non-fetching native AMOs are
+     * injected delivery-complete on the write counter and left to quiet,
+     * at most SHMEMI_OFI_AMO_WINDOW of the endpoint's writes in flight. */
+    int amo_windowed;
     int lock_capable;    /* 64-bit unsigned cswap/fetch/write: the software path can run */
     char (*host)[64];    /* [pe] host name, for errors that name a peer */
 };
@@ -167,7 +171,18 @@ static inline void shmemi_ofi_mark_polled(void)
 /* Counter waits and wait loops do their slower checks (errors, every
  * endpoint's queue, the liveness clock) once per this many polls. */
 #define SHMEMI_OFI_POLL_EVERY 16
-void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, int pe, const char *routine);
+/* Writes of an endpoint in flight before a windowed AMO waits for room:
+ * exact totals at every window up to 64 on tcp;ofi_rxm (hw_ofi
+ * --amo-study), and room for the responses of a window in any rx queue. */
+#define SHMEMI_OFI_AMO_WINDOW 64
+/* Wait until at most `slack` of c's operations are outstanding. */
+void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint64_t slack, int pe,
+                                const char *routine);
+static inline void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, int pe,
+                                        const char *routine)
+{
+    shmemi_ofi_cntr_wait_slack(e, c, 0, pe, routine);
+}
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine);
 
 /* Lost peers (SHMEM_OFI_TIMEOUT, docs/design.md "Lost peers"). A wait

@@ -20,13 +20,17 @@
  * even they are missing, an AMO on a lacking type fails with a message
  * (never the start-up).
  *
- * Non-fetching AMOs on a native type are posted without
- * FI_DELIVERY_COMPLETE and completed by quiet's flush where the provider
- * orders reads after writes (ofi_posted.c: libfabric's shm), and round
- * trips (fetched into scratch) elsewhere: pipelined with
- * fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE) they gained nothing
- * measurable on tcp;ofi_rxm and once stalled a threaded test for 30 s
- * under ThreadSanitizer (docs/design.md).
+ * Non-fetching AMOs on a native type do not wait. Where the provider
+ * orders reads after writes (libfabric's shm) they are posted without
+ * FI_DELIVERY_COMPLETE and completed by quiet's flush (ofi_posted.c).
+ * Elsewhere they are windowed: fi_atomicmsg(FI_INJECT |
+ * FI_DELIVERY_COMPLETE) on the write counter, left to quiet, with at
+ * most SHMEMI_OFI_AMO_WINDOW of the endpoint's writes in flight (an
+ * unbounded stream once stalled a threaded test for 30 s under
+ * ThreadSanitizer on tcp;ofi_rxm). Not on shm even without the order:
+ * there a delivery-complete non-fetching atomic frees its inject buffer
+ * twice (bench/ofi_amo_repro.c), so shm without the order keeps round
+ * trips.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -83,6 +87,7 @@ void shmemi_ofi_amo_query(void)
     for (int i = 0; i < DT_N; i++)
         o->amo_native[i] = !shmemi_settings.ofi_soft_amo && type_complete(fi_type[i], i >= DT_F32);
     o->lock_capable = valid(2, FI_UINT64, FI_CSWAP) && valid(0, FI_UINT64, FI_ATOMIC_WRITE);
+    o->amo_windowed = !o->posted && strcmp(o->info->fabric_attr->prov_name, "shm") != 0;
 }
 
 const char *shmemi_ofi_amo_summary(void)
@@ -94,8 +99,9 @@ const char *shmemi_ofi_amo_summary(void)
     for (int i = 0; i < DT_N; i++)
         soft += !shmemi_ofi.amo_native[i];
     if (!soft)
-        return shmemi_ofi.posted ? "provider atomics for every type, non-fetching ones posted and flushed"
-                                     : "provider atomics for every type, non-fetching ones round trips";
+        return shmemi_ofi.posted         ? "provider atomics for every type, non-fetching ones posted and flushed"
+               : shmemi_ofi.amo_windowed ? "provider atomics for every type, non-fetching ones windowed"
+                                         : "provider atomics for every type, non-fetching ones round trips";
     n += (size_t)snprintf(buf + n, sizeof buf - n, "locked software path for");
     for (int i = 0; i < DT_N && n < sizeof buf; i++)
         if (!shmemi_ofi.amo_native[i])
@@ -142,11 +148,13 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
     shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
 }
 
-/* A non-fetching AMO posted without waiting (shm: ofi_posted.c). The
- * provider copies the operand into the target's queue at the post, so the
- * caller's operand may go; counted complete at once, on the write counter. */
+/* A non-fetching AMO sent without waiting, counted on the write counter.
+ * flags 0 (shm, posted: ofi_posted.c): the provider copies the operand
+ * into the target's queue at the post and counts it complete at once.
+ * FI_INJECT | FI_DELIVERY_COMPLETE (windowed): the operand is free on
+ * return, the counter moves once the target applied it. */
 static void posted_op(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
-                      enum fi_datatype dt, const void *value, const char *routine)
+                      enum fi_datatype dt, const void *value, uint64_t flags, const char *routine)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
     struct fi_ioc ioc = {.addr = (void *)value, .count = 1};
@@ -155,7 +163,18 @@ static void posted_op(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum
                                 .rma_iov_count = 1, .datatype = dt, .op = fi_op_of(op)};
 
     rma.addr = shmemi_ofi_raddr(pe, seg, off, &rma.key);
-    SHMEMI_OFI_POST(&e->w.issued, fi_atomicmsg(e->ep, &msg, 0), "fi_atomicmsg", pe, routine);
+    SHMEMI_OFI_POST(&e->w.issued, fi_atomicmsg(e->ep, &msg, flags), "fi_atomicmsg", pe, routine);
+}
+
+/* Windowed (not shm): room first, by waiting until half the window is
+ * free, so a long stream waits once per half window, not per AMO. */
+static void windowed(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
+                     enum fi_datatype dt, const void *value, const char *routine)
+{
+    if (__atomic_load_n(&e->w.issued, __ATOMIC_SEQ_CST) >=
+        __atomic_load_n(&e->w.seen, __ATOMIC_ACQUIRE) + SHMEMI_OFI_AMO_WINDOW)
+        shmemi_ofi_cntr_wait_slack(e, &e->w, SHMEMI_OFI_AMO_WINDOW / 2, pe, routine);
+    posted_op(e, pe, seg, off, op, dt, value, FI_INJECT | FI_DELIVERY_COMPLETE, routine);
 }
 
 /* The first non-fetching AMO to a PE after a flush (ofi_posted.c): a
@@ -181,7 +200,7 @@ int shmemi_ofi_signal(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64
 {
     if (!shmemi_ofi.posted || !shmemi_ofi.ordered_writes || !shmemi_ofi.amo_native[DT_U64])
         return 0;
-    posted_op(&shmemi_ofi.main, pe, seg, off, op, FI_UINT64, &v, routine);
+    posted_op(&shmemi_ofi.main, pe, seg, off, op, FI_UINT64, &v, 0, routine);
     return 1;
 }
 
@@ -240,10 +259,12 @@ void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum s
     int i = dt_index(dtype);
 
     if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.posted && shmemi_ofi_post_this(e, pe)) {
-        posted_op(e, pe, seg, off, op, fi_type[i], value, routine);
+        posted_op(e, pe, seg, off, op, fi_type[i], value, 0, routine);
         shmemi_ofi_posted_mark(e, pe);
     } else if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.posted)
         tracked(e, pe, seg, off, op, fi_type[i], value, routine);
+    else if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.amo_windowed)
+        windowed(e, pe, seg, off, op, fi_type[i], value, routine);
     else if (shmemi_ofi.amo_native[i])
         native(e, pe, seg, off, op, fi_type[i], value, cond, fetch, routine);
     else

@@ -95,7 +95,8 @@ void shmemi_ofi_wait_step(unsigned spins)
     shmemi_ofi_wait_watch(spins);
 }
 
-void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, int pe, const char *routine)
+void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint64_t slack, int pe,
+                                const char *routine)
 {
     unsigned spins = 0;
     struct shmemi_ofi_stall st = {0, 0};
@@ -105,12 +106,12 @@ void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, i
          * counts for: the tight part of the loop is that alone. */
         uint64_t done;
 
-        if (__atomic_load_n(&c->seen, __ATOMIC_ACQUIRE) >= __atomic_load_n(&c->issued, __ATOMIC_SEQ_CST))
+        if (__atomic_load_n(&c->seen, __ATOMIC_ACQUIRE) + slack >= __atomic_load_n(&c->issued, __ATOMIC_SEQ_CST))
             break;
         done = fi_cntr_read(c->cntr); /* as shmemi_ofi_caught_up, keeping the value */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         shmemi_ofi_saw(c, done);
-        if (done >= __atomic_load_n(&c->issued, __ATOMIC_SEQ_CST))
+        if (done + slack >= __atomic_load_n(&c->issued, __ATOMIC_SEQ_CST))
             break;
         ++spins;
         /* Peers' operations arrive at the default endpoint: serve them on
