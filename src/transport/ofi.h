@@ -163,11 +163,6 @@ static inline void shmemi_ofi_mark_polled(void)
     if (!__atomic_load_n(&shmemi_ofi_polled, __ATOMIC_RELAXED))
         __atomic_store_n(&shmemi_ofi_polled, 1, __ATOMIC_RELAXED);
 }
-/* Wait until the counter catches up with its issued count
- * (shmemi_ofi_caught_up), progressing everything meanwhile. A snapshot
- * of the count would not do: with threads sharing the endpoint and
- * completions in any order, reaching it would not prove that this
- * thread's operation completed. */
 /* Counter waits and wait loops do their slower checks (errors, every
  * endpoint's queue, the liveness clock) once per this many polls. */
 #define SHMEMI_OFI_POLL_EVERY 16
@@ -175,7 +170,11 @@ static inline void shmemi_ofi_mark_polled(void)
  * exact totals at every window up to 64 on tcp;ofi_rxm (hw_ofi
  * --amo-study), and room for the responses of a window in any rx queue. */
 #define SHMEMI_OFI_AMO_WINDOW 64
-/* Wait until at most `slack` of c's operations are outstanding. */
+/* Wait until at most `slack` of c's operations are outstanding (0: the
+ * counter has caught up with its issued count, shmemi_ofi_caught_up),
+ * progressing everything meanwhile. A snapshot of the count would not
+ * do: with threads sharing the endpoint and completions in any order,
+ * reaching it would not prove that this thread's operation completed. */
 void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint64_t slack, int pe,
                                 const char *routine);
 static inline void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, int pe,

@@ -30,7 +30,7 @@
  * ThreadSanitizer on tcp;ofi_rxm). Not on shm even without the order:
  * there a delivery-complete non-fetching atomic frees its inject buffer
  * twice (bench/ofi_amo_repro.c), so shm without the order keeps round
- * trips.
+ * trips, as does a provider that cannot inject 8 bytes.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -87,7 +87,9 @@ void shmemi_ofi_amo_query(void)
     for (int i = 0; i < DT_N; i++)
         o->amo_native[i] = !shmemi_settings.ofi_soft_amo && type_complete(fi_type[i], i >= DT_F32);
     o->lock_capable = valid(2, FI_UINT64, FI_CSWAP) && valid(0, FI_UINT64, FI_ATOMIC_WRITE);
-    o->amo_windowed = !o->posted && strcmp(o->info->fabric_attr->prov_name, "shm") != 0;
+    /* Windowed AMOs inject their operand (up to 8 bytes). */
+    o->amo_windowed = !o->posted && strcmp(o->info->fabric_attr->prov_name, "shm") != 0 &&
+                      o->inject_size >= sizeof(uint64_t);
 }
 
 const char *shmemi_ofi_amo_summary(void)

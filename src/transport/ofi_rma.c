@@ -99,8 +99,9 @@ static void ofi_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, siz
 
 /* Fetching AMOs complete before return even in their nbi form: the
  * operand may live on the caller's stack, and fi_fetch_atomic cannot
- * inject it. Non-fetching AMOs are round trips, or posted and flushed
- * where reads are ordered after writes (ofi_amo.c, ofi_posted.c). */
+ * inject it. Non-fetching AMOs are posted and flushed where reads are
+ * ordered after writes (ofi_posted.c), else windowed and left to quiet
+ * (ofi_amo.c). */
 static void ofi_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
                     const void *value, const void *cond, void *fetch, int nbi, const char *routine)
 {
