@@ -202,12 +202,37 @@ def shm_names():
         return set()
 
 
+def shm_in_use():
+    """/dev/shm names some live process has mapped or open."""
+    used = set()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/maps") as f:
+                for line in f:
+                    i = line.find("/dev/shm/")
+                    if i >= 0:
+                        used.add(line[i + 9:].split(" (deleted)")[0].strip())
+            fd_dir = f"/proc/{d}/fd"
+            for fd in os.listdir(fd_dir):
+                t = os.readlink(os.path.join(fd_dir, fd))
+                if t.startswith("/dev/shm/"):
+                    used.add(t[9:])
+        except OSError:
+            continue
+    return used
+
+
 def remove_leftovers(before):
-    """Remove what a finished launch left in /dev/shm (names that appeared
-    during it: launches run one at a time). A PE that crashed or was killed
-    may leave its segments or its provider's queues behind, and a later
-    launch of the same library can fail on them. Returns the names."""
-    left = sorted(shm_names() - before)
+    """Remove what a finished launch left in /dev/shm: names that appeared
+    during it and that no live process has mapped or open. A PE that
+    crashed or was killed may leave its segments or its provider's queues
+    behind, and a later launch of the same library can fail on them.
+    Returns the names removed."""
+    left = shm_names() - before
+    if left:
+        left = sorted(left - shm_in_use())
     for name in left:
         try:
             os.unlink(os.path.join("/dev/shm", name))
