@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shmem.h" /* generated: public types and constants */
+#include "shmemx.h" /* generated: public types and constants (and shmem.h) */
 #include "shoal/fast.h"
 /* Generated: the core entry points of the untyped routines (shmem_X ->
  * shmemi_X), with the public headers; their definitions see it, so the

@@ -265,8 +265,8 @@ def _routine(file, chapter, row, kinds):
     body = row.get("body", "forward")
     if body not in BODIES:
         raise TableError(file, name, f"body {body!r} is not one of {sorted(BODIES)}")
-    if row.get("ctx") and not name.startswith("shmem_"):
-        raise TableError(file, name, "ctx forms need a name starting with shmem_")
+    if row.get("ctx") and not name.startswith(("shmem_", "shmemx_")):
+        raise TableError(file, name, "ctx forms need a name starting with shmem_ or shmemx_")
     if "invalid_ctx" in row and (row["invalid_ctx"] not in INVALID_CTX or not row.get("ctx")
                                  or row["returns"] != "void"):
         raise TableError(file, name, f"invalid_ctx {row['invalid_ctx']!r} needs a void routine with ctx forms "

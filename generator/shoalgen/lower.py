@@ -90,12 +90,23 @@ def checks(r):
 
 
 # ---- the kernel call: which parameter plays which part ---------------------
+def core_stem(name):
+    """The stem of the core entry point an untyped routine forwards to
+    (shmemi_<stem>). A shmemx_ name shares it with the shmem_ routine of the
+    same stem: shmemx_signal_add is shmem_signal_add under the name Sandia
+    OpenSHMEM programs call."""
+    for prefix in ("shmem_", "shmemx_"):
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name
+
+
 def call(r):
     """The parameters by the part they play in the call (names; None or []
     when the routine has none). binding_body.j2 picks the ones its kernel
     (or untyped body) takes."""
     plain = _by_kind(r, "plain")
-    stem = r.entry.name[len("shmem_"):] if r.entry.name.startswith("shmem_") else r.entry.name
+    stem = core_stem(r.entry.name)
     return SimpleNamespace(**{   # attributes only: no clash with dict methods (values, items)
         "stem": stem,                                   # forward: the core entry point's stem
         "args": [p.name for p in r.params if p.kind != "ctx"],
@@ -146,11 +157,12 @@ def lower(api):
 
 def forward_decls(api):
     """The core functions that untyped routines forward to (shmemi_forward.h.j2)."""
-    out = []
+    out, stems = [], set()
     for e in api.entries:
-        if e.typed or e.body != "forward":
+        if e.typed or e.body != "forward" or core_stem(e.name) in stems:
             continue
-        stem = e.name[len("shmem_"):] if e.name.startswith("shmem_") else e.name
+        stem = core_stem(e.name)
+        stems.add(stem)
         out.append({"returns": e.returns, "stem": stem, "ctx": e.ctx,
                     "params": e.params, "noreturn": e.noreturn})
     return out

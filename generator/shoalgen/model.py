@@ -230,6 +230,11 @@ class Generic:
     deprecated: bool
     variants: list             # [GenericVariant]: without ctx, then with ctx
 
+    @property
+    def extension(self) -> bool:
+        """shmemx_ generics: defined in shmemx.h, not shmem.h."""
+        return self.name.startswith("shmemx_")
+
 
 @dataclass
 class TestUnit:

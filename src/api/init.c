@@ -76,21 +76,22 @@ static void world_up(const char *routine)
     w->n_local = bi->n_local;
     shmemi_env_load(routine);
     choose_wait_policy(); /* on the real node's PE count */
+    shmemi_boot_virtual_nodes(bi, shmemi_settings.virtual_nodes);
+    shmemi_team_node_setup(bi, routine); /* SHMEMX_TEAM_NODE: the node, whatever the path */
     /* SHMEM_TRANSPORT=ofi: no peer shares memory with us, so each PE is
      * its own node (SHMEM_TEAM_SHARED = this PE, as shmem_ptr says). */
-    shmemi_boot_virtual_nodes(bi, shmemi_settings.transport == SHMEMI_PATH_OFI ? bi->size
-                                                                              : shmemi_settings.virtual_nodes);
+    if (shmemi_settings.transport == SHMEMI_PATH_OFI)
+        shmemi_boot_virtual_nodes(bi, bi->size);
     w->n_local = bi->n_local;
     shmemi_team_setup(bi, routine);
 
     /* The team pool (sync blocks of teams) sits after the user heap; room
-     * for the two predefined teams at least. */
-    pool = shmemi_team_pool_bytes(2 * team_block_bytes(1 << 30));
+     * for the three predefined teams at least. */
+    pool = shmemi_team_pool_bytes(3 * team_block_bytes(1 << 30));
     shmemi_heap_create(shmemi_settings.symmetric_size + pool, routine);
     if (shmemi_alloc_init(shmemi_map.seg_size[SHMEMI_SEG_HEAP] - pool) != 0)
         shmemi_fatal(routine, "out of memory");
-    shmemi_team_pool_setup(shmemi_map.seg_size[SHMEMI_SEG_HEAP] - pool, pool, team_block_bytes(shmemi_team_world.size),
-                           team_block_bytes(shmemi_team_shared.size), routine);
+    shmemi_team_pool_setup(shmemi_map.seg_size[SHMEMI_SEG_HEAP] - pool, pool, team_block_bytes, routine);
     /* Opens libfabric when some peer needs it; its card rides on the
      * segment exchange's fence. */
     shmemi_transport_prepare(bi, routine);

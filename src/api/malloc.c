@@ -36,7 +36,7 @@ static void warn_exhausted(const char *routine, size_t size)
                     shmemi_map.seg_size[SHMEMI_SEG_HEAP], shmemi_alloc_largest_free());
 }
 
-static void *sym_alloc(const char *routine, size_t size, size_t align, int zero)
+static void *sym_alloc(const char *routine, size_t size, size_t align, int zero, long hints)
 {
     size_t off;
     void *p = NULL;
@@ -52,21 +52,26 @@ static void *sym_alloc(const char *routine, size_t size, size_t align, int zero)
         if (zero)
             memset(p, 0, size);
     }
-    shmemi_barrier_all();
+    if (!(hints & SHMEMX_MALLOC_NO_BARRIER))
+        shmemi_barrier_all();
     return p;
 }
 
 void *shmemi_malloc(size_t size)
 {
-    return sym_alloc("shmem_malloc", size, SHMEMI_ALLOC_MIN_ALIGN, 0);
+    return sym_alloc("shmem_malloc", size, SHMEMI_ALLOC_MIN_ALIGN, 0, 0);
 }
 
 void *shmemi_malloc_with_hints(size_t size, long hints)
 {
-    /* Hints only tune placement; on the node-local path all memory is
-     * alike, so every hint value is accepted and served by malloc. */
-    (void)hints;
-    return sym_alloc("shmem_malloc_with_hints", size, SHMEMI_ALLOC_MIN_ALIGN, 0);
+    /* Placement hints change nothing: all heap memory is alike (mapped
+     * by node-local peers, registered once with libfabric), so every hint
+     * value is accepted. SHMEMX_MALLOC_NO_BARRIER drops the closing
+     * barrier: the allocator is private to each PE and deterministic, so
+     * every PE still gets the same offset, and the heap is mapped and
+     * registered in whole, so a peer's early write lands in the block
+     * before its owner allocates it (malloc does not clear it). */
+    return sym_alloc("shmem_malloc_with_hints", size, SHMEMI_ALLOC_MIN_ALIGN, 0, hints);
 }
 
 void *shmemi_calloc(size_t count, size_t size)
@@ -77,7 +82,7 @@ void *shmemi_calloc(size_t count, size_t size)
         shmemi_barrier_all();
         return NULL;
     }
-    return sym_alloc("shmem_calloc", count * size, SHMEMI_ALLOC_MIN_ALIGN, 1);
+    return sym_alloc("shmem_calloc", count * size, SHMEMI_ALLOC_MIN_ALIGN, 1, 0);
 }
 
 void *shmemi_align(size_t alignment, size_t size)
@@ -87,7 +92,7 @@ void *shmemi_align(size_t alignment, size_t size)
      * allocator rounds small ones up to its minimum alignment. */
     if (!alignment || (alignment & (alignment - 1)))
         shmemi_fatal("shmem_align", "alignment %zu is not a power of two", alignment);
-    return sym_alloc("shmem_align", size, alignment, 0);
+    return sym_alloc("shmem_align", size, alignment, 0, 0);
 }
 
 void shmemi_free(void *ptr)
@@ -107,7 +112,7 @@ void *shmemi_realloc(void *ptr, size_t size)
 
     shmemi_check_init(routine);
     if (!ptr)
-        return sym_alloc(routine, size, SHMEMI_ALLOC_MIN_ALIGN, 0);
+        return sym_alloc(routine, size, SHMEMI_ALLOC_MIN_ALIGN, 0, 0);
     if (size == 0) {
         shmemi_free(ptr);
         return NULL;

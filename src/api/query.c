@@ -2,6 +2,7 @@
  * api/query.c — who am I, who can I reach, and library identity.
  */
 #include <string.h>
+#include <time.h>
 
 #include "memory/addr.h"
 #include "shmemi.h"
@@ -65,4 +66,22 @@ void shmemi_info_get_name(char *name)
 void shmemi_pcontrol(int level)
 {
     (void)level; /* no profiling levels to switch */
+}
+
+/* shmemx_wtime: seconds on a monotonic clock (differences are what
+ * matter; the origin is unspecified). Needs no initialised library. */
+double shmemi_wtime(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* shmemx_register_gettid: Shoal keeps no state keyed by a thread id
+ * (private contexts belong to their handle, not to a thread), so the
+ * function is accepted and never called. */
+void shmemi_register_gettid(shmemi_gettid_fn gettid_fn)
+{
+    (void)gettid_fn;
 }

@@ -315,7 +315,9 @@ void shmemi_team_destroy(shmem_team_t team)
     shmemi_check_init(routine);
     if (t->predefined)
         shmemi_fatal(routine, "%s is predefined and cannot be destroyed",
-                     t == &shmemi_team_world ? "SHMEM_TEAM_WORLD" : "SHMEM_TEAM_SHARED");
+                     t == &shmemi_team_world    ? "SHMEM_TEAM_WORLD"
+                     : t == &shmemi_team_shared ? "SHMEM_TEAM_SHARED"
+                                                : "SHMEMX_TEAM_NODE");
     /* Shareable contexts go with the team; private ones are the user's. */
     for (c = shmemi_team_take_ctxs(t); c; c = next) {
         next = c->team_next;

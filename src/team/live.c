@@ -25,7 +25,7 @@ void shmemi_team_add_live(struct shmemi_team *t)
 
 int shmemi_team_is_live(const void *t)
 {
-    int found = t == &shmemi_team_world || t == &shmemi_team_shared;
+    int found = t == &shmemi_team_world || t == &shmemi_team_shared || t == &shmemi_team_node;
 
     pthread_mutex_lock(&team_lock);
     for (const struct shmemi_team *l = live; l && !found; l = l->next_live)

@@ -27,7 +27,7 @@ struct shmemi_team {
     int start, stride, size;
     int my_pe;            /* -1 when this PE is not a member */
     int *world_pe;        /* [size] explicit map, or NULL when strided */
-    int predefined;       /* WORLD, SHARED: never destroyed by the user */
+    int predefined;       /* WORLD, SHARED, NODE: never destroyed by the user */
     size_t block_off;     /* sync block: offset in the heap segment */
     size_t block_size;    /* bytes, 0 when the team has none */
     uint64_t epoch;       /* collectives started on this team; never reset, so flags never are */
@@ -43,15 +43,17 @@ static inline int shmemi_team_world_pe(const struct shmemi_team *t, int pe)
     return t->world_pe ? t->world_pe[pe] : t->start + pe * t->stride;
 }
 
-/* Fill SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED from the bootstrap. */
+/* Fill SHMEMX_TEAM_NODE from the bootstrap's node-local PEs (narrowed by
+ * SHMEM_VIRTUAL_NODES only), then, once narrowed to the PEs whose memory
+ * is mapped, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED. */
 struct shmemi_boot_info;
+void shmemi_team_node_setup(const struct shmemi_boot_info *bi, const char *routine);
 void shmemi_team_setup(const struct shmemi_boot_info *bi, const char *routine);
 /* Once the heap exists, before the first barrier: carve the team pool
  * (the last `bytes` of the heap segment) and give the predefined teams
- * blocks of the sizes given (their layout is coll/'s business, so init
- * asks coll/group.h). Every PE makes the same calls. */
-void shmemi_team_pool_setup(size_t pool_off, size_t bytes, size_t world_block, size_t shared_block,
-                            const char *routine);
+ * blocks of block_bytes(team size) (their layout is coll/'s business, so
+ * init asks coll/group.h). Every PE makes the same calls. */
+void shmemi_team_pool_setup(size_t pool_off, size_t bytes, size_t (*block_bytes)(int n_pes), const char *routine);
 void shmemi_team_teardown(void);
 
 /* Pool bytes to add to the heap segment: SHMEM_TEAM_POOL_SIZE, at least

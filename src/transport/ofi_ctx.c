@@ -120,3 +120,27 @@ void shmemi_ofi_ctx_release(void)
     n_table = 0;
     exhausted = 0;
 }
+
+/* Completed before issued: each operation is counted before its post, so
+ * the pair read in this order never shows more done than issued. */
+static void read_count(struct shmemi_ofi_count *c, uint64_t *issued, uint64_t *done)
+{
+    *done = c->cntr ? fi_cntr_read(c->cntr) : 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    *issued = __atomic_load_n(&c->issued, __ATOMIC_SEQ_CST);
+}
+
+void shmemi_tp_counts(shmem_ctx_t ctx, struct shmemi_tp_counts *out)
+{
+    struct shmemi_ofi_ep *e;
+
+    *out = (struct shmemi_tp_counts){0};
+    if (ctx == SHMEM_CTX_DEFAULT || !ctx)
+        e = &shmemi_ofi.main;
+    else
+        e = __atomic_load_n(&shmemi_tp_ctx_of(ctx)->ep, __ATOMIC_ACQUIRE);
+    if (!e || !e->ep) /* never used the network */
+        return;
+    read_count(&e->w, &out->writes_issued, &out->writes_done);
+    read_count(&e->r, &out->reads_issued, &out->reads_done);
+}

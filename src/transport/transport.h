@@ -37,6 +37,15 @@ static inline struct shmemi_tp_ctx *shmemi_tp_ctx_of(shmem_ctx_t ctx)
     return (struct shmemi_tp_ctx *)(void *)ctx;
 }
 
+/* What a context's network endpoint has issued and completed so far
+ * (shmemx_pcntr_*). Operations on the node-local path complete at once
+ * and are not counted; a context with no endpoint reads zeros. */
+struct shmemi_tp_counts {
+    uint64_t writes_issued, writes_done; /* puts, non-fetching AMOs */
+    uint64_t reads_issued, reads_done;   /* gets, fetching AMOs, flush reads */
+};
+void shmemi_tp_counts(shmem_ctx_t ctx, struct shmemi_tp_counts *out);
+
 /* Before the segment exchange: decide the paths (SHMEM_TRANSPORT,
  * SHMEM_VIRTUAL_NODES already applied to bi), and when libfabric is
  * needed open it, register the segments and publish this PE's address
