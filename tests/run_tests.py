@@ -608,11 +608,15 @@ end program shoal_header_check
 """
 
 # Fixed form (columns 7-72): shmem.fh must read the same in both forms, and
-# declare the functions' types so IMPLICIT NONE programs compile.
+# leave the functions' types to the program, which declares them after the
+# include as the spec's synopses do (a second declaration would not compile).
 FORTRAN_FIXED_SOURCE = """\
       PROGRAM SHOALF
       IMPLICIT NONE
       INCLUDE 'shmem.fh'
+      INTEGER SHMEM_MY_PE, MY_PE, SHMEM_N_PES, NUM_PES, SHMEM_TEST_LOCK
+      LOGICAL SHMEM_PE_ACCESSIBLE, SHMEM_ADDR_ACCESSIBLE
+      INTEGER*8 SHMEM_INT8_FADD, SHMEM_PTR
       INTEGER ME, N, PSYNC(SHMEM_BCAST_SYNC_SIZE)
       LOGICAL OK
       INTEGER*8 IV

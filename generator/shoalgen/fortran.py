@@ -88,6 +88,19 @@ class FTest:
     name: str
     routines: list
     npes: list
+    functions: dict = field(default_factory=dict, repr=False)   # every FUNCTION of the table, by name
+
+    def declarations(self, *also):
+        """[(Fortran type, name)] of the functions this program calls: those
+        of its recipe, and `also` (the ones its template calls besides).
+        The spec has programs declare them; shmem.fh does not."""
+        names = {r.name for r in self.routines if r.returns}
+        for name in also:
+            if name not in self.functions:
+                raise TableError(FILE, name, f"test {self.name} declares {name}, which is not a "
+                                 "function of the Fortran table")
+            names.add(name)
+        return [(self.functions[n].returns, n) for n in sorted(names)]
 
 
 @dataclass
@@ -375,9 +388,10 @@ def load_fortran(spec_dir, c_api, sizes):
                 seen[fr.name] = fr
                 routines.append(fr)
     routines.sort(key=lambda r: r.name)
+    functions = {fr.name: fr for fr in routines if fr.returns}
     tests = {}
     for fr in routines:
-        tests.setdefault(fr.test, FTest(fr.test, [], TEST_NPES)).routines.append(fr)
+        tests.setdefault(fr.test, FTest(fr.test, [], TEST_NPES, functions)).routines.append(fr)
     cores = sorted({fr.core_proto for fr in routines if fr.core_proto})
     return FApi(sizes=sizes, types=types, constants=_constants(raw, c_api.constants),
                 routines=routines, tests=sorted(tests.values(), key=lambda t: t.name),
