@@ -608,11 +608,15 @@ end program shoal_header_check
 """
 
 # Fixed form (columns 7-72): shmem.fh must read the same in both forms, and
-# declare the functions' types so IMPLICIT NONE programs compile.
+# leave the functions' types to the program, which declares them after the
+# include as the spec's synopses do (a second declaration would not compile).
 FORTRAN_FIXED_SOURCE = """\
       PROGRAM SHOALF
       IMPLICIT NONE
       INCLUDE 'shmem.fh'
+      INTEGER SHMEM_MY_PE, MY_PE, SHMEM_N_PES, NUM_PES, SHMEM_TEST_LOCK
+      LOGICAL SHMEM_PE_ACCESSIBLE, SHMEM_ADDR_ACCESSIBLE
+      INTEGER*8 SHMEM_INT8_FADD, SHMEM_PTR
       INTEGER ME, N, PSYNC(SHMEM_BCAST_SYNC_SIZE)
       LOGICAL OK
       INTEGER*8 IV
@@ -629,6 +633,19 @@ FORTRAN_FIXED_SOURCE = """\
 """
 
 FORTRAN_FREE_SOURCE = FORTRAN_FIXED_SOURCE.replace("      ", "  ")
+
+# Module shmem's interfaces check the calls: a default INTEGER given where
+# SHMEM_INT8_FADD takes an INTEGER*8 value must not compile, and the error
+# names the argument.
+FORTRAN_MODULE_MISMATCH_SOURCE = """\
+program shoal_module_mismatch
+  use shmem
+  implicit none
+  integer*8, save :: counter
+  integer*8 :: old
+  old = SHMEM_INT8_FADD(counter, 1, 0)
+end program shoal_module_mismatch
+"""
 
 
 def run_quiet(cmd: list[str], timeout: float = COMPILE_TIMEOUT_S) -> tuple[int | None, str]:
@@ -669,13 +686,13 @@ def compile_job(label: str, compiler: list[str], flags: list[str], source: str, 
 
 
 def negative_compile_job(label: str, compiler: list[str], flags: list[str], source: str,
-                         routine: str) -> Job:
+                         routine: str, suffix: str = ".c") -> Job:
     """A TU that must NOT compile, with an error line naming the routine.
     Carets are off so echoed source lines cannot supply the name; -Werror is
     off so a silent fallback that only warns counts as compiling."""
     def run() -> Outcome:
         with tempfile.TemporaryDirectory(prefix="shoal-check-") as tmp:
-            src = Path(tmp) / "negative.c"
+            src = Path(tmp) / f"negative{suffix}"
             src.write_text(source)
             cmd = [*compiler, *flags, "-fno-diagnostics-show-caret", "-c", str(src),
                    "-o", str(Path(tmp) / "negative.o")]
@@ -685,7 +702,7 @@ def negative_compile_job(label: str, compiler: list[str], flags: list[str], sour
             if status == 0:
                 return Outcome(False, f"compiled, but an unsupported type given to {routine} "
                                       "must be a compile-time error", stderr=output)
-            errors = [l for l in output.splitlines() if "error" in l]
+            errors = [l for l in output.splitlines() if "error" in l.lower()]   # gfortran: "Error:"
             if not any(routine in l for l in errors):
                 return Outcome(False, f"failed to compile, but no error line names {routine}",
                                stderr=output)
@@ -761,6 +778,10 @@ def check_jobs(build: Path) -> list[Job]:
         jobs.append(compile_job("check/fortran-header-free-form", ["gfortran"],
                                 ["-ffree-form", *finc], FORTRAN_FREE_SOURCE, ".f90",
                                 link=[str(lib), f"-Wl,-rpath,{lib.parent}"]))
+        if (build / "include" / "shmem.mod").is_file():
+            jobs.append(negative_compile_job("check/fortran-module-checks-arguments", ["gfortran"],
+                                             ["-I", str(build / "include")],
+                                             FORTRAN_MODULE_MISMATCH_SOURCE, "value", suffix=".f90"))
         jobs.append(fortran_exports_job(build))
     return jobs
 

@@ -1,8 +1,8 @@
 """The Fortran binding: load spec/fortran.toml against the C model, expand it
 into one FRoutine per Fortran name, lower each into records of a C wrapper
 (what it takes and passes; templates/fortran/bindings_fortran.c.j2 writes it), and
-render shmem.fh, shmemx.fh, shmemi_fortran.h, bindings_fortran.c and the
-Fortran tests.
+render shmem.fh, shmemx.fh, the source of module shmem (shmem_mod.f90),
+shmemi_fortran.h, bindings_fortran.c and the Fortran tests.
 
 Fortran passes every argument by reference; a wrapper dereferences scalars,
 converts default INTEGERs to the C parameter's type and calls the C routine's
@@ -11,6 +11,7 @@ profiler of the C names does not count Fortran calls twice). Element sizes of
 the default Fortran types come from the compiler at build time (`sizes`).
 """
 import ast
+import dataclasses
 import json
 import operator
 import os
@@ -64,6 +65,7 @@ class FRoutine:
     negative: list = field(default_factory=list)   # size_t counts refused when negative
     core_proto: Optional[str] = None   # prototype of a hand-written core function
     c: Optional[object] = None         # the C routine (model.Routine) it wraps; None for core rows
+    dummies: list = field(default_factory=list)    # its explicit interface in module shmem (_dummies)
 
     @property
     def lname(self):
@@ -88,6 +90,26 @@ class FTest:
     name: str
     routines: list
     npes: list
+    functions: dict = field(default_factory=dict, repr=False)   # every FUNCTION of the table, by name
+    module: bool = False       # the variant that says `use shmem` instead of including shmem.fh
+
+    @property
+    def program(self):
+        return f"ftest_{self.name}" + ("_module" if self.module else "")
+
+    def declarations(self, *also):
+        """[(Fortran type, name)] of the functions this program calls: those
+        of its recipe, and `also` (the ones its template calls besides).
+        The spec has programs declare them; shmem.fh does not."""
+        names = {r.name for r in self.routines if r.returns}
+        for name in also:
+            if name not in self.functions:
+                raise TableError(FILE, name, f"test {self.name} declares {name}, which is not a "
+                                 "function of the Fortran table")
+            names.add(name)
+        if self.module:
+            return []       # module shmem declares them; a second declaration is an error
+        return [(self.functions[n].returns, n) for n in sorted(names)]
 
 
 @dataclass
@@ -286,6 +308,43 @@ def _lower_core(fr, fixed):
     return visible + hidden, args
 
 
+def _dummies(fr, pointer_bytes):
+    """The dummy arguments of fr's interface in module shmem, in Fortran
+    order, from the records the wrapper was lowered to: a buffer (anything
+    the C side takes as a data pointer: sources, targets, pWrk, pSync, lock
+    words) is a choice argument, TYPE(*), DIMENSION(*) with gfortran's
+    NO_ARG_CHECK, so any type, rank or scalar passes as it does in C; every
+    other argument is checked: an element value has the element type, a
+    count, stride or PE a default INTEGER, SHPALLOC's address the integer of
+    a Cray pointer, SHMEM_INFO_GET_NAME's name a CHARACTER."""
+    by_name = {p["name"]: p for p in fr.params}
+    out = []
+    for name in fr.fargs:
+        p = by_name[name]
+        ctype = p.get("ctype", "")
+        const = ctype.startswith("const ")
+        d = {"name": name, "choice": False}
+        if p["by"] == "element":
+            if fr.ftype is None or fr.ftype.fortran.endswith("-byte"):
+                raise TableError(FILE, fr.name, f"argument {name} is an element of no Fortran type")
+            d["decl"] = f"{fr.ftype.fortran}, intent(in)"
+        elif p["by"] == "fint":
+            d["decl"] = "integer, intent(in)"
+        elif ctype.rstrip(" *").removeprefix("const ") == "shmemi_fint":
+            d["decl"] = "integer, intent(in)" if const else "integer, intent(out)"
+        elif ctype == "char *":
+            d["decl"] = "character(len=*), intent(out)"
+        elif ctype == "void **":
+            d["decl"] = f"integer*{pointer_bytes}"
+        elif ctype.endswith("*"):
+            d["decl"] = "type(*), dimension(*)" + (", intent(in)" if const else "")
+            d["choice"] = True
+        else:
+            raise TableError(FILE, fr.name, f"argument {name} ({ctype}) has no Fortran interface")
+        out.append(d)
+    return out
+
+
 def _expand_row(row, kind, types, sized, c_routines, c_types, c_sizes, sizes):
     entry = row.get("name", f"({kind})")
     extra = set(row) - ROW_KEYS
@@ -351,6 +410,7 @@ def _expand_row(row, kind, types, sized, c_routines, c_types, c_sizes, sizes):
             if returns == "{T}":
                 raise TableError(FILE, name, "a core row cannot return {T}")
             fr.params, fr.args = _lower_core(fr, fixed)
+        fr.dummies = _dummies(fr, sizes["pointer"])
         out.append(fr)
     return out
 
@@ -375,9 +435,10 @@ def load_fortran(spec_dir, c_api, sizes):
                 seen[fr.name] = fr
                 routines.append(fr)
     routines.sort(key=lambda r: r.name)
+    functions = {fr.name: fr for fr in routines if fr.returns}
     tests = {}
     for fr in routines:
-        tests.setdefault(fr.test, FTest(fr.test, [], TEST_NPES)).routines.append(fr)
+        tests.setdefault(fr.test, FTest(fr.test, [], TEST_NPES, functions)).routines.append(fr)
     cores = sorted({fr.core_proto for fr in routines if fr.core_proto})
     return FApi(sizes=sizes, types=types, constants=_constants(raw, c_api.constants),
                 routines=routines, tests=sorted(tests.values(), key=lambda t: t.name),
@@ -394,7 +455,7 @@ def test_names(spec_dir):
 def emit(fapi, env, what, outdir, write):
     os.makedirs(outdir, exist_ok=True)
     if what == "fortran-headers":
-        for name in ("shmem.fh", "shmemx.fh", "shmemi_fortran.h"):
+        for name in ("shmem.fh", "shmemx.fh", "shmemi_fortran.h", "shmem_mod.f90"):
             write(os.path.join(outdir, name), env.get_template(f"fortran/{name}.j2").render(f=fapi))
     elif what == "fortran-bindings":
         write(os.path.join(outdir, "bindings_fortran.c"),
@@ -404,10 +465,16 @@ def emit(fapi, env, what, outdir, write):
         manifest = []
         for t in fapi.tests:
             tpl = env.get_template(f"fortran/tests/{t.name}.f90.j2")
-            write(os.path.join(outdir, f"ftest_{t.name}.f90"), tpl.render(f=fapi, unit=t, routines=t.routines))
+            write(os.path.join(outdir, f"{t.program}.f90"), tpl.render(f=fapi, unit=t, routines=t.routines))
+            # The same recipe through module shmem: every call checked
+            # against its explicit interface.
+            m = dataclasses.replace(t, module=True)
+            write(os.path.join(outdir, f"{m.program}.f90"), tpl.render(f=fapi, unit=m, routines=m.routines))
             # The line templates/fortran/tests/prelude.f90.j2 prints once a
             # value was compared; the runner requires it.
             expect = f"^ *{t.name}: [0-9]+ PEs ok, checked [1-9][0-9]* values$"
+            manifest.append({"name": f"fortran/{t.name}/module", "exe": m.program,
+                             "npes": t.npes, "timeout": 120, "env": {}, "expect_stdout": expect})
             manifest.append({"name": f"fortran/{t.name}", "exe": f"ftest_{t.name}",
                              "npes": t.npes, "timeout": 120, "env": {}, "expect_stdout": expect})
             # Again with the checked paths (SHMEM_DEBUG), and through libfabric.
