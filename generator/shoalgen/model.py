@@ -212,6 +212,18 @@ class Association:
     ctype: CType
     selector_types: list       # C types matched ("int *", "const int *")
     target: str                # function (or inline twin) selected
+    routine: Optional[Routine] = None   # the typed routine it stands for (its prototype)
+
+
+@dataclass
+class CxxTemplate:
+    """The C++ form of one typed generic variant (templates/cxx_generics.j2):
+    a function template over the element type T, deduced from the selected
+    parameter only, that calls the first association whose type is T."""
+    returns: str               # the routine's return type, TYPE -> T
+    params: list               # declarations: "T *dest", "const shmemi_cxx::elem<T> *source", "size_t nelems"
+    reject_params: list        # the rejecting overload's: the selected one, other TYPE ones free ("A2")
+    reject_types: list         # its extra template parameters ("A2", ...)
 
 
 @dataclass
@@ -222,6 +234,19 @@ class GenericVariant:
     chained: list              # [Association] over typedef'd types
     select: str = ""           # the parameter selected on
     direct: Optional[str] = None   # untyped generics: the routine this arity calls
+    routine: Optional[Routine] = None   # untyped generics: that routine
+    cxx: Optional[CxxTemplate] = None   # typed generics: the C++ function template
+
+    @property
+    def associations(self) -> list:
+        """Flat, then chained: the order C's _Generic tries them in."""
+        return self.flat + self.chained
+
+    @property
+    def cxx_overload(self) -> bool:
+        """Untyped generics: C++ needs an overload for this arity unless the
+        routine it calls has the generic's own name (a C function then)."""
+        return self.direct is not None and not self.direct.startswith("(")
 
 
 @dataclass
