@@ -265,6 +265,11 @@ class TestUnit:
     routines: list             # [Routine] of those entries
     npes: list
 
+    @property
+    def calls_generics(self) -> bool:
+        """Its program calls generic names: it is built as C++ too."""
+        return any(e.generic for e in self.entries)
+
 
 @dataclass(frozen=True)
 class AmoOp:
