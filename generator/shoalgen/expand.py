@@ -98,9 +98,9 @@ def _typed_generics(api, by_name):
 
 
 def _cxx_template(entry, is_ctx, sel):
-    """C++: the element type T is deduced from the selected parameter alone
-    (as _Generic looks at it alone); the other TYPE parameters take T as
-    given (shmemi_cxx::elem<T>), so `shmem_p(&x, 1, pe)` converts 1 to x's
+    """C++: the element type (shmemi_T) is deduced from the selected parameter
+    alone (as _Generic looks at it alone); the other TYPE parameters take it
+    as given (shmemi_cxx::elem<shmemi_T>), so `shmem_p(&x, 1, pe)` converts 1 to x's
     type. The rejecting overload takes any type for those, so that an
     unsupported T always reaches it and fails there, naming the routine."""
     spec = ([("shmem_ctx_t", "ctx")] if is_ctx else []) + [(p.ctype, p.name) for p in entry.params]
@@ -108,16 +108,16 @@ def _cxx_template(entry, is_ctx, sel):
     for i, (ctype, pname) in enumerate(spec):
         sep = "" if ctype.endswith("*") else " "
         if pname == sel.name:
-            params.append(ctype.replace("TYPE", "T") + sep + pname)
+            params.append(ctype.replace("TYPE", "shmemi_T") + sep + pname)
             reject.append(ctype.replace("TYPE", "unsupported_argument_type") + sep + pname)
         elif "TYPE" in ctype:
-            params.append(ctype.replace("TYPE", "shmemi_cxx::elem<T>") + sep + pname)
-            extra.append(f"A{i}")
-            reject.append(f"A{i}")
+            params.append(ctype.replace("TYPE", "shmemi_cxx::elem<shmemi_T>") + sep + pname)
+            extra.append(f"shmemi_A{i}")
+            reject.append(f"shmemi_A{i}")
         else:
             params.append(ctype + sep + pname)
             reject.append(ctype)
-    return CxxTemplate(entry.returns.replace("TYPE", "T"), params, reject, extra)
+    return CxxTemplate(entry.returns.replace("TYPE", "shmemi_T"), params, reject, extra)
 
 
 def _typed_variants(name, g):
@@ -131,7 +131,8 @@ def _typed_variants(name, g):
     signatures = {(e.returns, tuple(p.ctype for p in e.params)) for e in g["entries"]}
     if len(signatures) != 1:
         raise TableError(first.file, first.name,
-                         f"families joining generic {name} disagree on parameters: {sorted(signatures)}")
+                         f"families joining generic {name} disagree on return type or parameters: "
+                         f"{sorted(signatures)}")
     sel = _select_param(first)
     variants = []
     for is_ctx in sorted(g["assoc"]):

@@ -218,12 +218,12 @@ class Association:
 @dataclass
 class CxxTemplate:
     """The C++ form of one typed generic variant (templates/cxx_generics.j2):
-    a function template over the element type T, deduced from the selected
-    parameter only, that calls the first association whose type is T."""
-    returns: str               # the routine's return type, TYPE -> T
-    params: list               # declarations: "T *dest", "const shmemi_cxx::elem<T> *source", "size_t nelems"
-    reject_params: list        # the rejecting overload's: the selected one, other TYPE ones free ("A2")
-    reject_types: list         # its extra template parameters ("A2", ...)
+    a function template over the element type shmemi_T, deduced from the
+    selected parameter only, that calls the first association of that type."""
+    returns: str               # the routine's return type, TYPE -> shmemi_T
+    params: list               # "shmemi_T *dest", "const shmemi_cxx::elem<shmemi_T> *source", "size_t nelems"
+    reject_params: list        # the rejecting overload's: the selected one, other TYPE ones free ("shmemi_A2")
+    reject_types: list         # its extra template parameters ("shmemi_A2", ...)
 
 
 @dataclass
