@@ -164,7 +164,8 @@ def _untyped_variants(api, name):
             raise TableError(e.file, e.name, f"generic {name} has two forms with {len(names)} arguments")
         # A routine named like the generic is reached past the macro.
         target = f"({r.name})" if r.name == name else r.name
-        variants[len(names)] = GenericVariant(len(names), names, [], [], "", target, routine=r)
+        variants[len(names)] = GenericVariant(len(names), names, [], [], "", target,
+                                              cxx_routine=None if r.name == name else r)
     deprecated = all(e.deprecated for e in entries)
     return [variants[n] for n in sorted(variants)], deprecated
 

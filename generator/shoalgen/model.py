@@ -234,19 +234,16 @@ class GenericVariant:
     chained: list              # [Association] over typedef'd types
     select: str = ""           # the parameter selected on
     direct: Optional[str] = None   # untyped generics: the routine this arity calls
-    routine: Optional[Routine] = None   # untyped generics: that routine
+    # Untyped generics: the routine this arity calls, when C++ needs an
+    # overload for it (None when it has the generic's own name: the C
+    # function is then that overload).
+    cxx_routine: Optional[Routine] = None
     cxx: Optional[CxxTemplate] = None   # typed generics: the C++ function template
 
     @property
     def associations(self) -> list:
         """Flat, then chained: the order C's _Generic tries them in."""
         return self.flat + self.chained
-
-    @property
-    def cxx_overload(self) -> bool:
-        """Untyped generics: C++ needs an overload for this arity unless the
-        routine it calls has the generic's own name (a C function then)."""
-        return self.direct is not None and not self.direct.startswith("(")
 
 
 @dataclass
