@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Shoal's generator: spec/*.toml + templates/*.j2 -> headers, bindings, tests.
 
-    generate.py --spec DIR --templates DIR list chapters|tests
+    generate.py --spec DIR --templates DIR list chapters|tests|tests-cxx
     generate.py --spec DIR --templates DIR headers|bindings|tests OUTDIR
+    generate.py --spec DIR --templates DIR --cxx-tests c++11,c++17 tests OUTDIR   (and C++ runs)
     generate.py --spec DIR --templates DIR --fortran-sizes SIZES fortran-headers|fortran-bindings|fortran-tests OUTDIR
 
 Run by meson at build time; output depends only on the table and templates.
@@ -26,6 +27,9 @@ def main(argv):
     ap.add_argument("what", choices=["list", "headers", "bindings", "tests",
                                      "fortran-headers", "fortran-bindings", "fortran-tests"])
     ap.add_argument("--fortran-sizes", default="", help="integer=4,real=4,... from the Fortran compiler")
+    ap.add_argument("--cxx-tests", default="", metavar="STDS",
+                    help="tests: also the .cpp of each program that calls generic names, "
+                         "and a run of it per C++ standard (comma-separated, as meson builds them)")
     ap.add_argument("arg")
     args = ap.parse_args(argv)
     fortran = args.what.startswith("fortran-")
@@ -49,7 +53,7 @@ def main(argv):
             print(item)
         return 0
     try:
-        render.emit(api, args.templates, args.what, args.arg)
+        render.emit(api, args.templates, args.what, args.arg, cxx_stds=[x for x in args.cxx_tests.split(",") if x])
     except TableError as e:  # a recipe refusing a row (e.g. an AMO op without an oracle)
         print(f"generate.py: error: {e}", file=sys.stderr)
         return 1

@@ -73,6 +73,10 @@ CASES = [
      "kinds.toml: cmp: check uses unknown placeholder(s) ['value']"),
     ("amo.toml", '"const TYPE *source : sym_src", "int pe : pe"]', '"const TYPE source : sym_src", "int pe : pe"]',
      "amo.toml: atomic_fetch: parameter 'source': kind sym_src needs a pointer declaration (kinds.toml)"),
+    # Families joining one generic agree on every parameter and the return
+    # type: C++ declares one function template per arity from them.
+    ("amo.toml", 'generic = "shmem_atomic_fetch_and"', 'generic = "shmem_atomic_add"',
+     "amo.toml: atomic_add: families joining generic shmem_atomic_add disagree on return type or parameters"),
     # Typed kernel variants: each kernel reads its own fields, with known values.
     ("rma.toml", 'op = "put"', 'op = "push"', "rma.toml: put: op 'push' is not one of ['get', 'put']"),
     ("collectives.toml", 'op = "broadcast"', 'op = "scatter"', "collectives.toml: broadcast: op 'scatter' is not one of"),
@@ -150,9 +154,11 @@ def main():
             res = subprocess.run([sys.executable, GEN[1], "--templates", tdir, "--spec", os.path.join(SRC, "spec"),
                                   *what, os.path.join(tmp, f"tout{i}")], capture_output=True, text=True)
             failed += not verdict(f"template case {i}", res, want)
-        # Every generated launch names the line that proves values were checked.
+        # Every generated launch names the line that proves values were
+        # checked (the C++ builds of the programs too).
         tests = os.path.join(tmp, "tests")
-        res = subprocess.run(GEN + ["--spec", os.path.join(SRC, "spec"), "tests", tests],
+        res = subprocess.run(GEN + ["--spec", os.path.join(SRC, "spec"), "--cxx-tests", "c++11,c++17",
+                                    "tests", tests],
                              capture_output=True, text=True)
         entries = json.load(open(os.path.join(tests, "manifest.json")))["tests"] if res.returncode == 0 else []
         bare = [e["name"] for e in entries if not e.get("expect_stdout")]

@@ -581,6 +581,67 @@ int main()
 }
 """
 
+# The generic names from C++ (function templates generated from the same
+# rows as the C11 selections), run as a singleton on its own PE: every
+# value is checked, and the program prints how many.
+CXX_GENERICS_SOURCE = r"""
+#include <shmem.h>
+#include <shmemx.h>
+#include <complex.h> // defines the macro I: the header's templates must not care
+#include <cstdio>
+
+static long lv, la[4];
+static int iv;
+static int32_t i32;
+static unsigned long long ullv;
+static double dv[3];
+static uint64_t sig;
+static long lsrc_data[4] = {1, 2, 3, 4};
+static const long *const lsrc = lsrc_data;
+
+int main()
+{
+    int bad = 0, checked = 0;
+#define EXPECT(c) (checked++, bad += !(c) ? (std::printf("wrong: %s\n", #c), 1) : 0)
+    shmem_init();
+    int me = shmem_my_pe();
+    shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
+    shmem_put(la, lsrc, 4, me);                      // const long * source
+    shmem_put(ctx, la, la, 2, me);                   // ctx form, long * source
+    EXPECT(la[3] == 4);
+    shmem_p(&lv, 7, me);                              // int 7 converts to long
+    EXPECT(shmem_g(&lv, me) == 7);
+    EXPECT(shmem_g(ctx, &lv, me) == 7);
+    shmem_atomic_add(&iv, 5, me);
+    shmem_atomic_add(ctx, &iv, 1, me);
+    EXPECT(shmem_atomic_fetch_inc(&iv, me) == 6);
+    EXPECT(shmem_atomic_fetch(&iv, me) == 7);
+    i32 = 12;
+    shmem_atomic_and(&i32, 10, me);                   // bitwise: int32_t only, by its typedef
+    EXPECT(i32 == 8);
+    EXPECT(shmem_atomic_compare_swap(&ullv, 0ULL, 3ULL, me) == 0 && ullv == 3);
+    EXPECT(shmem_swap(&lv, 9L, me) == 7);             // the 1.4 C function shmem_swap(long *, ...)
+    EXPECT(shmem_swap(&iv, 1, me) == 7);              // the generic, for int
+    double dsrc[3] = {0.5, 1.5, 2.5};
+    shmem_put(dv, dsrc, 3, me);
+    shmem_quiet();
+    EXPECT(dv[2] == 2.5);
+    shmem_wait_until(&lv, SHMEM_CMP_EQ, 9);           // the 1.4 C function
+    shmem_wait_until(&iv, SHMEM_CMP_EQ, 1);           // the generic, for int
+    EXPECT(shmem_test(&iv, SHMEM_CMP_NE, 0) == 1);
+    shmem_put_signal(la, lsrc, 4, &sig, 5, SHMEM_SIGNAL_SET, me);
+    shmem_signal_add(&sig, 2, me);
+    shmem_signal_add(ctx, &sig, 1, me);
+    EXPECT(shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 8) == 8);
+    EXPECT(shmem_sum_reduce(SHMEM_TEAM_WORLD, la, lsrc, 4) == 0 && la[0] == 1);
+    EXPECT(shmem_sync(SHMEM_TEAM_WORLD) == 0);
+    shmem_finalize();
+    if (!bad)
+        std::printf("C++ generics: %d values checked\n", checked);
+    return bad || checked != 14;
+}
+"""
+
 NEGATIVE_PUT_SOURCE = r"""
 #include <shmem.h>
 struct s { int x; };
@@ -686,10 +747,11 @@ def compile_job(label: str, compiler: list[str], flags: list[str], source: str, 
 
 
 def negative_compile_job(label: str, compiler: list[str], flags: list[str], source: str,
-                         routine: str, suffix: str = ".c") -> Job:
-    """A TU that must NOT compile, with an error line naming the routine.
-    Carets are off so echoed source lines cannot supply the name; -Werror is
-    off so a silent fallback that only warns counts as compiling."""
+                         routine: str, suffix: str = ".c", one_error: bool = False) -> Job:
+    """A TU that must NOT compile, with an error line naming the routine
+    (with one_error, as its only error line). Carets are off so echoed source
+    lines cannot supply the name; -Werror is off so a silent fallback that
+    only warns counts as compiling."""
     def run() -> Outcome:
         with tempfile.TemporaryDirectory(prefix="shoal-check-") as tmp:
             src = Path(tmp) / f"negative{suffix}"
@@ -706,8 +768,53 @@ def negative_compile_job(label: str, compiler: list[str], flags: list[str], sour
             if not any(routine in l for l in errors):
                 return Outcome(False, f"failed to compile, but no error line names {routine}",
                                stderr=output)
+            if one_error and len(errors) != 1:
+                return Outcome(False, f"{len(errors)} error lines, not one", stderr=output)
             return Outcome(True)
     return Job(label, run)
+
+
+def cxx_wrappers_job(build: Path) -> Job:
+    """oshc++ is installed as oshCC and oshcxx too (public Makefiles use
+    both), and each compiles, links and runs a C++ program calling generic
+    names. Installed with --destdir into a scratch directory: the wrappers
+    name the real prefix, so the scratch copies of the headers and the
+    library are named ahead of it (-I, -L, LD_LIBRARY_PATH)."""
+    def run() -> Outcome:
+        with tempfile.TemporaryDirectory(prefix="shoal-check-") as tmp:
+            dest = Path(tmp) / "destdir"
+            status, output = run_quiet(["meson", "install", "-C", str(build), "--no-rebuild",
+                                        "--destdir", str(dest)])
+            if status != 0:
+                return Outcome(False, "meson install --destdir failed", stderr=output)
+            bins = list(dest.rglob("bin/oshc++"))
+            if len(bins) != 1:
+                return Outcome(False, "oshc++ is not installed")
+            bindir = bins[0].parent
+            inc = next(dest.rglob("include/shmem.h"), None)
+            lib = next(dest.rglob("libshmem.so"), None)
+            if inc is None or lib is None:
+                return Outcome(False, "shmem.h or libshmem.so is not installed")
+            src = Path(tmp) / "generics.cpp"
+            src.write_text(CXX_GENERICS_SOURCE)
+            notes = []
+            for alias in ("oshCC", "oshcxx"):
+                path = bindir / alias
+                if not path.exists() or path.resolve() != bins[0].resolve():
+                    return Outcome(False, f"{alias} is not installed beside oshc++ as the same wrapper")
+                exe = Path(tmp) / alias.lower()
+                cmd = [str(path), "-std=c++11", "-Wall", "-Wextra", "-Werror", "-I", str(inc.parent),
+                       "-L", str(lib.parent), str(src), "-o", str(exe)]
+                status, output = run_quiet(cmd)
+                if status != 0:
+                    return Outcome(False, f"{alias} did not compile and link", stderr=" ".join(cmd) + "\n" + output)
+                done = run_tagged([str(exe)], {"LD_LIBRARY_PATH": str(lib.parent)}, 60, new_tag(alias))
+                if done.status != 0:
+                    why = "timed out" if done.status is None else status_text(done.status)
+                    return Outcome(False, f"the program {alias} built {why}", done.stdout, done.stderr)
+                notes.append(f"{alias}: {done.stdout.strip()}")
+            return Outcome(True, notes=notes)
+    return Job("check/cxx-wrappers-oshCC-oshcxx", run)
 
 
 def exports_job(build: Path) -> Job:
@@ -758,6 +865,19 @@ def check_jobs(build: Path) -> list[Job]:
         compile_job("check/headers-c++17", cxx, ["-std=c++17", "-Wall", "-Wextra", "-Werror", *inc],
                     CXX_SOURCE, ".cpp",
                     link=[str(lib), f"-Wl,-rpath,{lib.parent}"], run_it=True),
+        compile_job("check/generics-c++11", cxx, ["-std=c++11", *strict, *inc],
+                    CXX_GENERICS_SOURCE, ".cpp",
+                    link=[str(lib), f"-Wl,-rpath,{lib.parent}"], run_it=True),
+        compile_job("check/generics-c++17-no-inline", cxx,
+                    ["-std=c++17", *strict, "-DSHMEM_NO_INLINE", *inc], CXX_GENERICS_SOURCE, ".cpp",
+                    link=[str(lib), f"-Wl,-rpath,{lib.parent}"], run_it=True),
+        negative_compile_job("check/c++-generic-put-rejects-struct", cxx,
+                             ["-std=c++11", "-Wall", "-Wextra", *inc],
+                             NEGATIVE_PUT_SOURCE, "shmem_put", suffix=".cpp", one_error=True),
+        negative_compile_job("check/c++-generic-atomic-add-rejects-double", cxx,
+                             ["-std=c++17", "-Wall", "-Wextra", *inc],
+                             NEGATIVE_ADD_SOURCE, "shmem_atomic_add", suffix=".cpp", one_error=True),
+        cxx_wrappers_job(build),
         negative_compile_job("check/generic-put-rejects-struct", cc,
                              ["-std=c11", "-pedantic-errors", "-Wall", "-Wextra", *inc],
                              NEGATIVE_PUT_SOURCE, "shmem_put"),

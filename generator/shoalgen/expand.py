@@ -1,6 +1,6 @@
 """Expand table entries into routines (one per exported C name) and generics."""
 from .load import TableError
-from .model import Association, Generic, GenericVariant, Param, Routine, TestUnit
+from .model import Association, CxxTemplate, Generic, GenericVariant, Param, Routine, TestUnit
 
 # Every generated test runs from a single PE up to oversubscription
 # (the CI machine has 2 cores), including a non-power-of-two count.
@@ -97,12 +97,42 @@ def _typed_generics(api, by_name):
         g["assoc"].setdefault(r.is_ctx, []).append(r)
 
 
+def _cxx_template(entry, is_ctx, sel):
+    """C++: the element type (shmemi_T) is deduced from the selected parameter
+    alone (as _Generic looks at it alone); the other TYPE parameters take it
+    as given (shmemi_cxx::elem<shmemi_T>), so `shmem_p(&x, 1, pe)` converts 1 to x's
+    type. The rejecting overload takes any type for those, so that an
+    unsupported T always reaches it and fails there, naming the routine."""
+    spec = ([("shmem_ctx_t", "ctx")] if is_ctx else []) + [(p.ctype, p.name) for p in entry.params]
+    params, reject, extra = [], [], []
+    for i, (ctype, pname) in enumerate(spec):
+        sep = "" if ctype.endswith("*") else " "
+        if pname == sel.name:
+            params.append(ctype.replace("TYPE", "shmemi_T") + sep + pname)
+            reject.append(ctype.replace("TYPE", "unsupported_argument_type") + sep + pname)
+        elif "TYPE" in ctype:
+            params.append(ctype.replace("TYPE", "shmemi_cxx::elem<shmemi_T>") + sep + pname)
+            extra.append(f"shmemi_A{i}")
+            reject.append(f"shmemi_A{i}")
+        else:
+            params.append(ctype + sep + pname)
+            reject.append(ctype)
+    return CxxTemplate(entry.returns.replace("TYPE", "shmemi_T"), params, reject, extra)
+
+
 def _typed_variants(name, g):
     first = g["entries"][0]
     shapes = {(len(e.params), _select_param(e).ctype, e.ctx) for e in g["entries"]}
     if len(shapes) != 1:
         raise TableError(first.file, first.name,
                          f"families joining generic {name} disagree on shape: {sorted(shapes)}")
+    # C++ declares one function template per arity from the first family's
+    # parameters, so the families must agree on all of them.
+    signatures = {(e.returns, tuple(p.ctype for p in e.params)) for e in g["entries"]}
+    if len(signatures) != 1:
+        raise TableError(first.file, first.name,
+                         f"families joining generic {name} disagree on return type or parameters: "
+                         f"{sorted(signatures)}")
     sel = _select_param(first)
     variants = []
     for is_ctx in sorted(g["assoc"]):
@@ -112,10 +142,11 @@ def _typed_variants(name, g):
                 continue
             taken.add(r.ctype.name)
             target = ("shmemi_inline_" + r.name) if r.has_inline else r.name
-            a = Association(r.ctype, _selector_types(sel.ctype, r.ctype.c), target)
+            a = Association(r.ctype, _selector_types(sel.ctype, r.ctype.c), target, r)
             (flat if r.ctype.generic else chained).append(a)
         names = [p.name for p in g["assoc"][is_ctx][0].params]
-        variants.append(GenericVariant(len(names), names, flat, chained, sel.name))
+        variants.append(GenericVariant(len(names), names, flat, chained, sel.name,
+                                       cxx=_cxx_template(first, is_ctx, sel)))
     return variants
 
 
@@ -133,7 +164,8 @@ def _untyped_variants(api, name):
             raise TableError(e.file, e.name, f"generic {name} has two forms with {len(names)} arguments")
         # A routine named like the generic is reached past the macro.
         target = f"({r.name})" if r.name == name else r.name
-        variants[len(names)] = GenericVariant(len(names), names, [], [], "", target)
+        variants[len(names)] = GenericVariant(len(names), names, [], [], "", target,
+                                              cxx_routine=None if r.name == name else r)
     deprecated = all(e.deprecated for e in entries)
     return [variants[n] for n in sorted(variants)], deprecated
 

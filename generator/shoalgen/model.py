@@ -212,6 +212,18 @@ class Association:
     ctype: CType
     selector_types: list       # C types matched ("int *", "const int *")
     target: str                # function (or inline twin) selected
+    routine: Optional[Routine] = None   # the typed routine it stands for (its prototype)
+
+
+@dataclass
+class CxxTemplate:
+    """The C++ form of one typed generic variant (templates/cxx_generics.j2):
+    a function template over the element type shmemi_T, deduced from the
+    selected parameter only, that calls the first association of that type."""
+    returns: str               # the routine's return type, TYPE -> shmemi_T
+    params: list               # "shmemi_T *dest", "const shmemi_cxx::elem<shmemi_T> *source", "size_t nelems"
+    reject_params: list        # the rejecting overload's: the selected one, other TYPE ones free ("shmemi_A2")
+    reject_types: list         # its extra template parameters ("shmemi_A2", ...)
 
 
 @dataclass
@@ -222,6 +234,16 @@ class GenericVariant:
     chained: list              # [Association] over typedef'd types
     select: str = ""           # the parameter selected on
     direct: Optional[str] = None   # untyped generics: the routine this arity calls
+    # Untyped generics: the routine this arity calls, when C++ needs an
+    # overload for it (None when it has the generic's own name: the C
+    # function is then that overload).
+    cxx_routine: Optional[Routine] = None
+    cxx: Optional[CxxTemplate] = None   # typed generics: the C++ function template
+
+    @property
+    def associations(self) -> list:
+        """Flat, then chained: the order C's _Generic tries them in."""
+        return self.flat + self.chained
 
 
 @dataclass
@@ -244,6 +266,11 @@ class TestUnit:
     entries: list              # [Entry]
     routines: list             # [Routine] of those entries
     npes: list
+
+    @property
+    def calls_generics(self) -> bool:
+        """Its program calls generic names: it is built as C++ too."""
+        return any(e.generic for e in self.entries)
 
 
 @dataclass(frozen=True)

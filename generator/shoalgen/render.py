@@ -35,6 +35,8 @@ def listing(api, what):
         return api.chapters
     if what == "tests":
         return [t.name for t in api.tests]
+    if what == "tests-cxx":
+        return [t.name for t in api.tests if t.calls_generics]
     raise SystemExit(f"generate.py: nothing to list as {what!r}")
 
 
@@ -86,7 +88,17 @@ def _algorithm_runs(unit):
     return runs
 
 
-def emit(api, template_dir, what, outdir):
+# The PE count the C++ builds of the tests run at: the same program as the
+# C one, so one count shows the C++ overloads reach the right routines; the
+# C runs cover the others.
+CXX_TEST_NPES = [2]
+
+
+def cxx_exe(unit_name, std):
+    return f"test_{unit_name}_{std.replace('+', 'x')}"
+
+
+def emit(api, template_dir, what, outdir, cxx_stds=()):
     env = _env(template_dir)
     os.makedirs(outdir, exist_ok=True)
     if what == "headers":
@@ -114,6 +126,15 @@ def emit(api, template_dir, what, outdir):
             manifest.append({"name": f"{unit.name}/debug", "exe": f"test_{unit.name}",
                              "npes": unit.npes[:1], "timeout": 120, "env": {"SHMEM_DEBUG": "1"},
                              "expect_stdout": expect})
+            # The same program built as C++ (through a .cpp that includes
+            # it), where its generic calls reach the C++ overloads.
+            if cxx_stds and unit.calls_generics:
+                _write(os.path.join(outdir, f"test_{unit.name}.cpp"),
+                       env.get_template("tests/as_cxx.cpp.j2").render(unit=unit))
+                for std in cxx_stds:
+                    manifest.append({"name": f"{unit.name}/{std}", "exe": cxx_exe(unit.name, std),
+                                     "npes": CXX_TEST_NPES, "timeout": 120, "env": {},
+                                     "expect_stdout": expect})
             # Each algorithm the table names, forced, at every PE count
             # above 1 (powers of two or not, oversubscribed at 4).
             for var, value in _algorithm_runs(unit):
