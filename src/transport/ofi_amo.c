@@ -36,7 +36,7 @@
  * injected without it and marked for quiet's flush, like puts. Under
  * FI_MR_LOCAL, operands, compare values and results that the provider
  * reads from or writes to memory go through the endpoint's registered
- * bounce pool (with_pool below); injected operands need no registration.
+ * bounce pool (shmemi_ofi_bounce_grab); injected operands need none.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -194,7 +194,6 @@ static void posted_op(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum
     struct fi_rma_ioc rma = {.count = 1};
     struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
                                 .rma_iov_count = 1, .datatype = dt, .op = fi_op_of(op)};
-
     void *desc = NULL;
 
     rma.addr = shmemi_ofi_raddr(pe, seg, off, &rma.key);
@@ -218,10 +217,14 @@ static void posted_op(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum
 static void windowed(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
                      enum fi_datatype dt, const void *value, const char *routine)
 {
+    /* Without delivery completion, transmit completion asked for by name
+     * (the endpoint's default is the provider's: ofi.c). */
+    uint64_t done = shmemi_ofi.dc ? shmemi_ofi.dc : FI_TRANSMIT_COMPLETE;
+
     if (__atomic_load_n(&e->w.issued, __ATOMIC_SEQ_CST) >=
         __atomic_load_n(&e->w.seen, __ATOMIC_ACQUIRE) + SHMEMI_OFI_AMO_WINDOW)
         shmemi_ofi_cntr_wait_slack(e, &e->w, SHMEMI_OFI_AMO_WINDOW / 2, pe, routine);
-    posted_op(e, pe, seg, off, op, dt, value, FI_INJECT | (shmemi_ofi.dc ? shmemi_ofi.dc : FI_TRANSMIT_COMPLETE), routine);
+    posted_op(e, pe, seg, off, op, dt, value, FI_INJECT | done, routine);
     shmemi_ofi_written(e, pe);
 }
 
@@ -291,9 +294,8 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
     {
         struct shmemi_ofi *o = &shmemi_ofi;
         uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
-
         void *desc = NULL;
-        uint64_t *buf = NULL;
+        uint64_t *buf = NULL; /* under FI_MR_LOCAL: cur and nv in the pool */
 
         shmemi_ofi_quiet_ep(e, routine);
         if (o->mr_local)

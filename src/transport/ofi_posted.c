@@ -97,13 +97,13 @@ static void flush_read(struct shmemi_ofi_ep *e, int pe, const char *routine)
     struct fi_msg_atomic msg = {.msg_iov = &ioc, .desc = &desc, .iov_count = 1, .addr = o->addr[pe],
                                 .rma_iov = &rma, .rma_iov_count = 1, .datatype = FI_UINT64,
                                 .op = FI_ATOMIC_READ};
+    /* The endpoint's default flags, as fi_fetch_atomic would take them. */
+    uint64_t flags = o->info->tx_attr->op_flags | (o->flush_fence ? FI_FENCE : 0);
 
     rma.addr = shmemi_ofi_raddr(pe, SHMEMI_SEG_CTRL, SHMEMI_CTRL_OFF(net_probe), &rma.key);
     /* An 8-byte atomic read: shm injects it, where a plain read of 8
      * bytes would go by cross-memory attach (a slow system call here). */
-    SHMEMI_OFI_POST(e, &e->r,
-                    (msg.context = op_ctx,
-                     fi_fetch_atomicmsg(e->ep, &msg, &res, &desc, 1, (o->flush_fence ? FI_FENCE : 0) | o->info->tx_attr->op_flags)),
+    SHMEMI_OFI_POST(e, &e->r, (msg.context = op_ctx, fi_fetch_atomicmsg(e->ep, &msg, &res, &desc, 1, flags)),
                     "fi_fetch_atomicmsg(FI_ATOMIC_READ)", pe, routine);
 }
 
