@@ -112,6 +112,44 @@ static int parse_ofi_atomics(const char *text, void *field)
     return 0;
 }
 
+/* The offending part of a value with several parts, for the error
+ * message (empty when the whole value is the problem). */
+static char bad_token[48];
+
+/* A comma-separated list of mr_local, context, transmit_complete
+ * (empty: none). */
+static int parse_ofi_force(const char *text, void *field)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } words[] = {{"mr_local", SHMEMI_OFI_FORCE_MR_LOCAL},
+                 {"context", SHMEMI_OFI_FORCE_CONTEXT},
+                 {"transmit_complete", SHMEMI_OFI_FORCE_TRANSMIT_COMPLETE}};
+    unsigned bits = 0;
+    const char *p = text;
+
+    while (*p) {
+        size_t len = strcspn(p, ","), i;
+
+        for (i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (len == strlen(words[i].name) && !strncasecmp(p, words[i].name, len))
+                break;
+        if (i == sizeof words / sizeof words[0]) {
+            snprintf(bad_token, sizeof bad_token, "%.*s", (int)(len < 40 ? len : 40), p);
+            return -1;
+        }
+        bits |= words[i].bit;
+        p += len;
+        if (*p == ',' && !*++p) {
+            snprintf(bad_token, sizeof bad_token, "(empty after the last comma)");
+            return -1;
+        }
+    }
+    *(unsigned *)field = bits;
+    return 0;
+}
+
 static int parse_auto_flag(const char *text, void *field)
 {
     if (!strcasecmp(text, "auto")) {
@@ -191,6 +229,13 @@ static const struct env_var env_table[] = {
      "a PE whose network path makes no progress towards a peer for this long (a transfer that does not "
      "complete, or a wait whose probes of the off-node peers go unanswered) ends the job with an error "
      "naming the routine, the peer and its host (0: wait forever)"},
+    {"SHMEM_OFI_FORCE", NULL, "", parse_ofi_force, FIELD(ofi_force),
+     "empty or a comma-separated list of mr_local, context and transmit_complete",
+     "network path: behave as if the provider required each listed thing, to exercise on any provider "
+     "what RDMA providers ask (docs/providers.md): mr_local registers every local buffer and passes "
+     "descriptors (bounce pool for small ones, registration per call for large ones), context passes a "
+     "libfabric context with every operation, transmit_complete gives up FI_DELIVERY_COMPLETE and makes "
+     "quiet flush every PE written with a read"},
     {"SHMEM_TEAM_POOL_SIZE", NULL, "4M", parse_size_field, FIELD(team_pool_size),
      "a size like SHMEM_SYMMETRIC_SIZE's",
      "symmetric space per PE, beside the heap, for the sync blocks of teams; a team of N PEs takes "
@@ -277,9 +322,10 @@ void shmemi_env_load(const char *routine)
         const struct env_var *v = &env_table[i];
         const char *from, *text = env_text(v, &from);
 
+        bad_token[0] = '\0';
         if (v->parse(text, (char *)&shmemi_settings + v->field) != 0)
-            shmemi_fatal(routine, "%s=\"%s\" is malformed; expected %s", from ? from : v->name, text,
-                         v->forms);
+            shmemi_fatal(routine, "%s=\"%s\" is malformed%s%s%s; expected %s", from ? from : v->name, text,
+                         bad_token[0] ? " (bad token \"" : "", bad_token, bad_token[0] ? "\")" : "", v->forms);
     }
 }
 

@@ -22,6 +22,7 @@ struct shmemi_settings {
     int ofi_soft_amo;      /* SHMEM_OFI_ATOMICS=software */
     size_t ofi_bounce_size; /* SHMEM_OFI_BOUNCE_SIZE, bytes: largest put copied */
     long ofi_timeout;      /* SHMEM_OFI_TIMEOUT, seconds; 0 = wait forever */
+    unsigned ofi_force;    /* SHMEM_OFI_FORCE: SHMEMI_OFI_FORCE_* bits */
     size_t team_pool_size; /* SHMEM_TEAM_POOL_SIZE, bytes */
     /* Collective algorithms (coll/algo.h: SHMEMI_ALG_*; 0 = auto). */
     int barrier_alg;       /* SHMEM_BARRIER_ALGORITHM */
@@ -30,6 +31,13 @@ struct shmemi_settings {
     int alltoall_alg;      /* SHMEM_ALLTOALL_ALGORITHM */
     int reduce_alg;        /* SHMEM_REDUCE_ALGORITHM */
     int scan_alg;          /* SHMEM_SCAN_ALGORITHM */
+};
+
+/* SHMEM_OFI_FORCE: act as if the provider required each of these. */
+enum {
+    SHMEMI_OFI_FORCE_MR_LOCAL = 1,          /* FI_MR_LOCAL: registered local buffers */
+    SHMEMI_OFI_FORCE_CONTEXT = 2,           /* FI_CONTEXT / FI_CONTEXT2 */
+    SHMEMI_OFI_FORCE_TRANSMIT_COMPLETE = 4, /* no FI_DELIVERY_COMPLETE */
 };
 
 /* SHMEM_TRANSPORT: which path reaches which peer. */

@@ -25,11 +25,22 @@ void shmemi_ofi_open(const char *routine)
     o->manual_progress = o->info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
     o->ordered_writes = shmemi_ofi_writes_ordered(o->info);
     /* Before the first endpoint: each keeps a bitmap of posted targets. */
-    o->posted = shmemi_ofi_reads_after_writes(o->info);
+    shmemi_ofi_plan(o->info);
+    /* Without delivery completion the endpoint takes the provider's
+     * default completion, not FI_TRANSMIT_COMPLETE as a default flag: on
+     * tcp;ofi_rxm (libfabric 1.17) that default stalled threaded traffic
+     * at 3 PEs with one write per PE never counted. Injected writes and
+     * AMOs ask for transmit completion explicitly; quiet's flush makes
+     * all of them delivered (ofi_posted.c). */
+    if (o->transmit_complete)
+        o->info->tx_attr->op_flags &= ~(uint64_t)FI_TRANSMIT_COMPLETE;
     SHMEMI_OFI_CHECK(fi_fabric(o->info->fabric_attr, &o->fabric, NULL), "fi_fabric", routine);
     SHMEMI_OFI_CHECK(fi_domain(o->fabric, o->info, &o->domain, NULL), "fi_domain", routine);
     SHMEMI_OFI_CHECK(fi_av_open(o->domain, &ava, &o->av, NULL), "fi_av_open", routine);
     shmemi_ofi_ep_open(&o->main, routine);
+    if (o->mr_local)
+        o->scratch_desc = shmemi_ofi_reg_owned(o->main.ep, &shmemi_ofi_scratch, sizeof shmemi_ofi_scratch,
+                                               &o->scratch_mr, routine);
     shmemi_ofi_publish(routine);
     shmemi_ofi_amo_query();
 }
@@ -54,8 +65,12 @@ void shmemi_ofi_connect(const char *routine)
                o->ordered_writes ? "free (writes ordered)" : "by quiet",
                shmemi_settings.progress_thread < 0 ? (o->manual_progress ? "on (auto)" : "off (auto)")
                : shmemi_settings.progress_thread ? "on" : "off",
-               o->inject_size, o->posted ? "posted, flushed by quiet (reads ordered after writes)" : "delivery-complete",
+               o->inject_size,
+               o->transmit_complete ? "transmit-complete, flushed by quiet"
+               : o->posted          ? "posted, flushed by quiet (reads ordered after writes)"
+                                    : "delivery-complete",
                shmemi_ofi_amo_summary());
+        shmemi_ofi_print_plan(stdout, fi, "  ");
         fflush(stdout);
     }
 }
@@ -75,6 +90,7 @@ void shmemi_ofi_close(void)
     shmemi_ofi_ep_close(&o->main);
     for (int i = 0; i < SHMEMI_OFI_NREG; i++)
         SHMEMI_OFI_CLOSE(o->mr[i]);
+    SHMEMI_OFI_CLOSE(o->scratch_mr);
     SHMEMI_OFI_CLOSE(o->av);
     SHMEMI_OFI_CLOSE(o->domain);
     SHMEMI_OFI_CLOSE(o->fabric);

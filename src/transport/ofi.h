@@ -4,7 +4,9 @@
  * (bring-up), ofi_provider.c, ofi_ep.c, ofi_mr.c (registration, address
  * exchange), ofi_progress.c, ofi_liveness.c (lost peers), ofi_ctx.c
  * (contexts' endpoints), ofi_rma.c, ofi_amo.c, ofi_bounce.c, ofi_posted.c
- * (posted operations and their flush). One fabric, domain and AV per
+ * (posted operations and their flush), ofi_local.c (what a provider
+ * may require of the local side: registered buffers, operation
+ * contexts; docs/providers.md). One fabric, domain and AV per
  * PE; an RDM endpoint per context (the default context's one is also
  * the target every peer addresses); two completion counters per
  * endpoint, so quiet waits on counts, never on a queue of events.
@@ -31,6 +33,8 @@
 struct shmemi_ofi_bounce {
     char *base;           /* NULL until the first bounced put */
     size_t size, head;    /* capacity, first free byte */
+    struct fid_mr *mr;    /* the pool's registration, under FI_MR_LOCAL */
+    void *desc;
     pthread_mutex_t lock; /* not taken for a PRIVATE context's endpoint */
 };
 
@@ -55,6 +59,15 @@ struct shmemi_ofi_count {
     uint64_t seen;   /* a value the counter has reached (never above it) */
 };
 
+/* Operation contexts (FI_CONTEXT / FI_CONTEXT2, ofi_local.c): handed out
+ * in order, each owned by the provider until its operation is counted;
+ * all are free again once both counters catch up, which a wrap waits for. */
+struct shmemi_ofi_ctxring {
+    struct fi_context2 *slot; /* NULL until the first operation */
+    unsigned next;
+    pthread_mutex_t lock;     /* not taken for a PRIVATE context's endpoint */
+};
+
 /* One endpoint with its completion tracking. Writes (puts, posted AMOs)
  * complete on w, reads (gets, fetching AMOs, flushes) on r. */
 struct shmemi_ofi_ep {
@@ -64,6 +77,7 @@ struct shmemi_ofi_ep {
     int is_private;           /* serves a PRIVATE context: one thread only */
     struct shmemi_ofi_posted posted;
     struct shmemi_ofi_bounce bounce;
+    struct shmemi_ofi_ctxring ctxs;
 };
 
 /* Remote view of a peer's registered segment. */
@@ -102,7 +116,28 @@ struct shmemi_ofi {
     int amo_windowed;
     int lock_capable;    /* 64-bit unsigned cswap/fetch/write: the software path can run */
     char (*host)[64];    /* [pe] host name, for errors that name a peer */
+    /* What the provider requires of the local side (or SHMEM_OFI_FORCE
+     * makes us act as if it did; docs/providers.md). */
+    int mr_local;        /* FI_MR_LOCAL: every local buffer registered, desc passed */
+    int need_context;    /* FI_CONTEXT/FI_CONTEXT2: a context per operation */
+    /* No FI_DELIVERY_COMPLETE (not offered, or forced): writes complete
+     * at transmit and quiet flushes every PE written (ofi_posted.c). */
+    int transmit_complete;
+    int raw;             /* reads ordered after writes (FI_ORDER_RAW, any size) */
+    int flush_fence;     /* no RAW order, FI_FENCE offered: the flush read is fenced */
+    uint64_t dc;         /* FI_DELIVERY_COMPLETE, or 0 under transmit_complete */
+    void *seg_desc[SHMEMI_OFI_NREG]; /* the segments' local descriptors (FI_MR_LOCAL) */
+    struct fid_mr *scratch_mr;       /* shmemi_ofi_scratch's registration (FI_MR_LOCAL) */
+    void *scratch_desc;
 };
+
+/* Words the library reads into and never looks at (flush reads, probes,
+ * discarded fetches) and a zero operand: registered under FI_MR_LOCAL. */
+struct shmemi_ofi_scratch_words {
+    uint64_t zero;
+    uint64_t discard[7];
+};
+extern struct shmemi_ofi_scratch_words shmemi_ofi_scratch;
 
 extern struct shmemi_ofi shmemi_ofi;
 
@@ -116,6 +151,13 @@ void shmemi_ofi_close(void);
 /* ofi_provider.c */
 struct fi_info *shmemi_ofi_choose_provider(const char *routine);
 const char *shmemi_ofi_choice_reason(void);
+/* The chosen provider completes writes at transmit, not delivery. */
+int shmemi_ofi_transmit_complete(void);
+/* Set the flags of shmemi_ofi that follow from the provider's needs and
+ * SHMEM_OFI_FORCE (mr_local, need_context, transmit_complete, raw, ...),
+ * and print them with what Shoal does for each. */
+void shmemi_ofi_plan(const struct fi_info *fi);
+void shmemi_ofi_print_plan(FILE *out, const struct fi_info *fi, const char *indent);
 /* Puts and AMOs are placed in issue order: fence needs nothing. */
 int shmemi_ofi_writes_ordered(const struct fi_info *fi);
 void shmemi_ofi_print_providers(FILE *out);
@@ -183,6 +225,9 @@ static inline void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_o
     shmemi_ofi_cntr_wait_slack(e, c, 0, pe, routine);
 }
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine);
+/* ofi_rma.c: before a read from pe (get, fetching AMO), this endpoint's
+ * earlier writes are visible there, so a PE reads back what it wrote. */
+void shmemi_ofi_writes_visible(struct shmemi_ofi_ep *e, int pe, const char *routine);
 
 /* Lost peers (SHMEM_OFI_TIMEOUT, docs/design.md "Lost peers"). A wait
  * keeps one of these; each poll passes a progress mark (a counter value,
@@ -224,6 +269,12 @@ void shmemi_ofi_ctx_release(void);
 void shmemi_ofi_bounce_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t key, const void *src,
                            size_t n, const char *routine);
 void shmemi_ofi_bounce_release(struct shmemi_ofi_bounce *b);
+/* n bytes of the endpoint's (registered) pool with their descriptor, for
+ * the local side of one operation under FI_MR_LOCAL: valid until the pool
+ * wraps, which waits for every operation of the endpoint. The pool stays
+ * held (a blocking caller copies results out first) until _drop. */
+char *shmemi_ofi_bounce_grab(struct shmemi_ofi_ep *e, size_t n, void **desc, int pe, const char *routine);
+void shmemi_ofi_bounce_drop(struct shmemi_ofi_ep *e);
 
 /* ofi_amo.c: provider atomics, or the locked software path. */
 void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
@@ -270,6 +321,35 @@ static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *k
             fi_close(&(obj)->fid);         \
     } while (0)
 
+/* ---- ofi_local.c: the local side of operations ---- */
+
+/* The registered segment holding [p, p + n), as a descriptor, or NULL. */
+void *shmemi_ofi_seg_desc(const void *p, size_t n);
+/* Register [p, p + n) for one operation of e (FI_MR_LOCAL, a buffer in
+ * no registered region and too large for the pool); *mr is closed by
+ * shmemi_ofi_local_done once the operation has completed. */
+void *shmemi_ofi_local_reg(struct shmemi_ofi_ep *e, const void *p, size_t n, uint64_t access, struct fid_mr **mr,
+                           const char *routine);
+void shmemi_ofi_local_done(struct fid_mr *mr);
+/* Register a library-owned buffer (a pool, the scratch words) for the
+ * local side of operations of ep; returns its descriptor. */
+void *shmemi_ofi_reg_owned(struct fid_ep *ep, void *p, size_t n, struct fid_mr **mr, const char *routine);
+void shmemi_ofi_ctxring_open(struct shmemi_ofi_ep *e);
+void shmemi_ofi_ctxring_close(struct shmemi_ofi_ep *e);
+void *shmemi_ofi_ctx_take(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, const char *routine);
+
+/* Count an operation on c before it is posted, and give it its context:
+ * NULL unless the provider wants one (then a slot of the endpoint's ring,
+ * taken and counted under the ring's lock, so that a wrap that waits for
+ * every counted operation also covers every slot handed out). */
+static inline void *shmemi_ofi_count_op(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, const char *routine)
+{
+    if (__builtin_expect(shmemi_ofi.need_context, 0))
+        return shmemi_ofi_ctx_take(e, c, routine);
+    __atomic_fetch_add(&c->issued, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
 /* Retry a libfabric call while it returns -FI_EAGAIN, progressing. */
 #define SHMEMI_OFI_RETRY(call, what, pe, routine)                                               \
     do {                                                                                        \
@@ -285,13 +365,16 @@ static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *k
             shmemi_ofi_fail(routine, what, pe, rc_);                                            \
     } while (0)
 
-/* Post an operation that completes on a counter: count it as issued
- * first, and tell the progress thread this PE is in the provider. Counted after the post, another thread's completion could be
- * seen before this count, and a waiter would take that completion for
- * its own (docs/design.md, "Completion"). */
-#define SHMEMI_OFI_POST(issued, call, what, pe, routine)                                        \
+/* Post an operation of endpoint e that completes on its counter c:
+ * count it as issued first, and tell the progress thread this PE is in
+ * the provider. Counted after the post, another thread's completion could
+ * be seen before this count, and a waiter would take that completion for
+ * its own (docs/design.md, "Completion"). `call` names `op_ctx`, the
+ * operation's context (NULL unless the provider wants one). */
+#define SHMEMI_OFI_POST(e, c, call, what, pe, routine)                                          \
     do {                                                                                        \
-        __atomic_fetch_add((issued), 1, __ATOMIC_SEQ_CST);                                      \
+        void *op_ctx = shmemi_ofi_count_op((e), (c), (routine));                                \
+        (void)op_ctx;                                                                           \
         shmemi_ofi_mark_polled();                                                               \
         SHMEMI_OFI_RETRY(call, what, pe, routine);                                              \
     } while (0)
@@ -322,6 +405,13 @@ static inline int shmemi_ofi_post_this(struct shmemi_ofi_ep *e, int pe)
         return 1;
     __atomic_store_n(&e->posted.seen[pe], now, __ATOMIC_RELAXED);
     return 0;
+}
+
+/* A write to pe was posted: under transmit_complete quiet must flush it. */
+static inline void shmemi_ofi_written(struct shmemi_ofi_ep *e, int pe)
+{
+    if (__builtin_expect(shmemi_ofi.transmit_complete, 0))
+        shmemi_ofi_posted_mark(e, pe);
 }
 
 /* Posted operations of this endpoint may not have been applied yet. */

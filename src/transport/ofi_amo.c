@@ -31,6 +31,12 @@
  * there a delivery-complete non-fetching atomic frees its inject buffer
  * twice (bench/ofi_amo_repro.c), so shm without the order keeps round
  * trips, as does a provider that cannot inject 8 bytes.
+ *
+ * Under transmit_complete (no FI_DELIVERY_COMPLETE) windowed AMOs are
+ * injected without it and marked for quiet's flush, like puts. Under
+ * FI_MR_LOCAL, operands, compare values and results that the provider
+ * reads from or writes to memory go through the endpoint's registered
+ * bounce pool (shmemi_ofi_bounce_grab); injected operands need none.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -55,6 +61,12 @@ static int dt_index(int dtype)
     case SHMEMI_DT_FLOAT: return wide ? DT_F64 : DT_F32;
     default: return wide ? DT_U64 : DT_U32;
     }
+}
+
+/* Bytes of one element of the libfabric datatypes used here. */
+static size_t dt_bytes(enum fi_datatype dt)
+{
+    return dt == FI_INT32 || dt == FI_UINT32 || dt == FI_FLOAT ? 4 : 8;
 }
 
 static int valid(int kind, enum fi_datatype dt, enum fi_op op)
@@ -134,18 +146,37 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
     /* Non-fetching: fetched into scratch, complete on return. */
     if (!fetch)
         fetch = &scratch;
-    /* A PE reads back what it wrote, as a get does (ofi_rma.c): pending
-     * puts of this endpoint complete first, unless the provider orders
-     * this read after them anyway (then posted ones need no flush). */
-    if (!shmemi_ofi.posted && !shmemi_ofi_caught_up(&e->w))
-        shmemi_ofi_cntr_wait(e, &e->w, pe, routine);
+    /* A PE reads back what it wrote, as a get does (ofi_rma.c). */
+    shmemi_ofi_writes_visible(e, pe, routine);
+    if (o->mr_local) {
+        /* Operand, compare value and result in the registered pool; the
+         * result is copied out before the pool is let go. */
+        size_t size = dt_bytes(dt);
+        void *desc;
+        char *buf = shmemi_ofi_bounce_grab(e, 3 * sizeof(uint64_t), &desc, pe, routine);
+
+        memcpy(buf, value, size);
+        if (cond)
+            memcpy(buf + 8, cond, size);
+        if (op == SHMEMI_AMO_CSWAP)
+            SHMEMI_OFI_POST(e, &e->r, fi_compare_atomic(e->ep, buf, 1, desc, buf + 8, desc, buf + 16, desc, to,
+                                                        raddr, key, dt, fop, op_ctx),
+                            "fi_compare_atomic", pe, routine);
+        else
+            SHMEMI_OFI_POST(e, &e->r,
+                            fi_fetch_atomic(e->ep, buf, 1, desc, buf + 16, desc, to, raddr, key, dt, fop, op_ctx),
+                            "fi_fetch_atomic", pe, routine);
+        shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
+        memcpy(fetch, buf + 16, size);
+        shmemi_ofi_bounce_drop(e);
+        return;
+    }
     if (op == SHMEMI_AMO_CSWAP)
-        SHMEMI_OFI_POST(&e->r.issued, fi_compare_atomic(e->ep, value, 1, NULL, cond, NULL, fetch, NULL, to, raddr,
-                                                        key, dt, fop, NULL),
+        SHMEMI_OFI_POST(e, &e->r, fi_compare_atomic(e->ep, value, 1, NULL, cond, NULL, fetch, NULL, to, raddr,
+                                                    key, dt, fop, op_ctx),
                         "fi_compare_atomic", pe, routine);
     else
-        SHMEMI_OFI_POST(&e->r.issued,
-                        fi_fetch_atomic(e->ep, value, 1, NULL, fetch, NULL, to, raddr, key, dt, fop, NULL),
+        SHMEMI_OFI_POST(e, &e->r, fi_fetch_atomic(e->ep, value, 1, NULL, fetch, NULL, to, raddr, key, dt, fop, op_ctx),
                         "fi_fetch_atomic", pe, routine);
     shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
 }
@@ -163,9 +194,22 @@ static void posted_op(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum
     struct fi_rma_ioc rma = {.count = 1};
     struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
                                 .rma_iov_count = 1, .datatype = dt, .op = fi_op_of(op)};
+    void *desc = NULL;
 
     rma.addr = shmemi_ofi_raddr(pe, seg, off, &rma.key);
-    SHMEMI_OFI_POST(&e->w.issued, fi_atomicmsg(e->ep, &msg, flags), "fi_atomicmsg", pe, routine);
+    if (o->mr_local && !(flags & FI_INJECT)) {
+        /* The provider may read the operand after the call: a pool copy,
+         * free only once the pool wraps (which waits for this). */
+        char *buf = shmemi_ofi_bounce_grab(e, sizeof(uint64_t), &desc, pe, routine);
+        memcpy(buf, value, dt_bytes(dt));
+        ioc.addr = buf;
+        msg.desc = &desc;
+        SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_atomicmsg(e->ep, &msg, flags)), "fi_atomicmsg", pe,
+                        routine);
+        shmemi_ofi_bounce_drop(e);
+        return;
+    }
+    SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_atomicmsg(e->ep, &msg, flags)), "fi_atomicmsg", pe, routine);
 }
 
 /* Windowed (not shm): room first, by waiting until half the window is
@@ -173,10 +217,15 @@ static void posted_op(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum
 static void windowed(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
                      enum fi_datatype dt, const void *value, const char *routine)
 {
+    /* Without delivery completion, transmit completion asked for by name
+     * (the endpoint's default is the provider's: ofi.c). */
+    uint64_t done = shmemi_ofi.dc ? shmemi_ofi.dc : FI_TRANSMIT_COMPLETE;
+
     if (__atomic_load_n(&e->w.issued, __ATOMIC_SEQ_CST) >=
         __atomic_load_n(&e->w.seen, __ATOMIC_ACQUIRE) + SHMEMI_OFI_AMO_WINDOW)
         shmemi_ofi_cntr_wait_slack(e, &e->w, SHMEMI_OFI_AMO_WINDOW / 2, pe, routine);
-    posted_op(e, pe, seg, off, op, dt, value, FI_INJECT | FI_DELIVERY_COMPLETE, routine);
+    posted_op(e, pe, seg, off, op, dt, value, FI_INJECT | done, routine);
+    shmemi_ofi_written(e, pe);
 }
 
 /* The first non-fetching AMO to a PE after a flush (ofi_posted.c): a
@@ -185,13 +234,21 @@ static void windowed(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum 
 static void tracked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
                     enum fi_datatype dt, const void *value, const char *routine)
 {
-    static uint64_t discard; /* written by the provider, never read */
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+    void *desc = NULL;
+    char *buf = NULL;
 
-    SHMEMI_OFI_POST(&e->r.issued,
-                    fi_fetch_atomic(e->ep, value, 1, NULL, &discard, NULL, shmemi_ofi.addr[pe], raddr, key, dt,
-                                    fi_op_of(op), NULL),
+    if (shmemi_ofi.mr_local) {
+        buf = shmemi_ofi_bounce_grab(e, sizeof(uint64_t), &desc, pe, routine);
+        memcpy(buf, value, dt_bytes(dt));
+        value = buf;
+    }
+    SHMEMI_OFI_POST(e, &e->r,
+                    fi_fetch_atomic(e->ep, value, 1, desc, shmemi_ofi_scratch.discard, shmemi_ofi.scratch_desc,
+                                    shmemi_ofi.addr[pe], raddr, key, dt, fi_op_of(op), op_ctx),
                     "fi_fetch_atomic", pe, routine);
+    if (buf)
+        shmemi_ofi_bounce_drop(e);
 }
 
 /* A collective's signal: posted, neither marked for a flush nor waited
@@ -237,18 +294,31 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
     {
         struct shmemi_ofi *o = &shmemi_ofi;
         uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+        void *desc = NULL;
+        uint64_t *buf = NULL; /* under FI_MR_LOCAL: cur and nv in the pool */
 
         shmemi_ofi_quiet_ep(e, routine);
-        SHMEMI_OFI_POST(&e->r.issued, fi_read(e->ep, &cur, size, NULL, o->addr[pe], raddr, key, NULL), "fi_read",
-                        pe, routine);
+        if (o->mr_local)
+            buf = (uint64_t *)shmemi_ofi_bounce_grab(e, 2 * sizeof(uint64_t), &desc, pe, routine);
+        SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, buf ? &buf[0] : &cur, size, desc, o->addr[pe], raddr, key, op_ctx),
+                        "fi_read", pe, routine);
         shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
+        if (buf)
+            memcpy(&cur, &buf[0], size);
         nv = shmemi_amo_value(op, dtype, cur, v, c);
         if (nv != cur) {
-            SHMEMI_OFI_POST(&e->w.issued, fi_write(e->ep, &nv, size, NULL, o->addr[pe], raddr, key, NULL),
+            if (buf)
+                memcpy(&buf[1], &nv, size);
+            SHMEMI_OFI_POST(e, &e->w,
+                            fi_write(e->ep, buf ? &buf[1] : &nv, size, desc, o->addr[pe], raddr, key, op_ctx),
                             "fi_write", pe, routine);
-            /* Delivered before the unlock can be seen. */
-            shmemi_ofi_cntr_wait(e, &e->w, pe, routine);
+            /* Applied before the unlock can be seen: under
+             * transmit_complete that takes a flush. */
+            shmemi_ofi_written(e, pe);
+            shmemi_ofi_quiet_ep(e, routine);
         }
+        if (buf)
+            shmemi_ofi_bounce_drop(e);
     }
     native(e, pe, SHMEMI_SEG_CTRL, lock_off, SHMEMI_AMO_SET, FI_UINT64, &free_, NULL, NULL, routine);
     if (fetch)

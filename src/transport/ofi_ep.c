@@ -89,6 +89,7 @@ void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
 
     memset(e, 0, sizeof *e);
     pthread_mutex_init(&e->bounce.lock, NULL);
+    shmemi_ofi_ctxring_open(e);
     shmemi_ofi_posted_open(e, routine);
     SHMEMI_OFI_CHECK(fi_cq_open(o->domain, &cqa, &e->cq, NULL), "fi_cq_open", routine);
     SHMEMI_OFI_CHECK(fi_cntr_open(o->domain, &ca, &e->w.cntr, NULL), "fi_cntr_open", routine);
@@ -113,5 +114,6 @@ void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e)
     shmemi_ofi_bounce_release(&e->bounce); /* the endpoint is closed: nothing reads it now */
     pthread_mutex_destroy(&e->bounce.lock);
     shmemi_ofi_posted_close(e);
+    shmemi_ofi_ctxring_close(e);
     memset(e, 0, sizeof *e);
 }

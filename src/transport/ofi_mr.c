@@ -34,14 +34,20 @@ static void register_region(int reg, void *base, size_t len, struct shmemi_ofi_r
     if (!len)
         return;
     /* The requested key is used only without FI_MR_PROV_KEY (scalable MRs). */
-    SHMEMI_OFI_CHECK(fi_mr_reg(o->domain, base, len, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, (uint64_t)reg + 1, 0,
-                               &o->mr[reg], NULL),
+    /* Under FI_MR_LOCAL the segments are also the local side of puts,
+     * gets and AMOs from and into symmetric memory (ofi_local.c). */
+    uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE;
+    if (o->mr_local)
+        access |= FI_READ | FI_WRITE | FI_SEND | FI_RECV;
+    SHMEMI_OFI_CHECK(fi_mr_reg(o->domain, base, len, access, 0, (uint64_t)reg + 1, 0, &o->mr[reg], NULL),
                      "fi_mr_reg", routine);
     if (mode & FI_MR_ENDPOINT) {
         SHMEMI_OFI_CHECK(fi_mr_bind(o->mr[reg], &o->main.ep->fid, 0), "fi_mr_bind", routine);
         SHMEMI_OFI_CHECK(fi_mr_enable(o->mr[reg]), "fi_mr_enable", routine);
     }
     out->key = fi_mr_key(o->mr[reg]);
+    if (o->mr_local)
+        o->seg_desc[reg] = fi_mr_desc(o->mr[reg]);
     /* Without FI_MR_VIRT_ADDR the target address is an offset in the region. */
     out->base = (mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)base : 0;
 }

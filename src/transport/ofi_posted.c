@@ -10,7 +10,8 @@
  * them. A read posted after them to the same PE is ordered after them, so
  * its completion proves that they have been applied there. That is the
  * flush: quiet reads one word of every PE that got posted operations
- * since the last flush, then waits for the read counter. A get or a
+ * since the last flush, then waits for the read counter (see "Without
+ * delivery completion" below for its other use). A get or a
  * fetching AMO needs no flush (the same ordering puts it behind them),
  * and fence is free (the provider orders writes too: ofi_provider.c).
  *
@@ -30,15 +31,24 @@
  * flush that covers it. `flushing` closes the one race: a flush has
  * cleared a thread's bit but not yet counted its read, and that thread's
  * quiet must not find nothing pending and return before the read lands.
+ *
+ * Without delivery completion (a provider that does not offer
+ * FI_DELIVERY_COMPLETE, or SHMEM_OFI_FORCE=transmit_complete), every
+ * write (put of any size, non-fetching AMO) completes at transmit and is
+ * marked, and quiet's flush is what makes it a delivery guarantee. The
+ * read must come after the writes at the target:
+ *   - FI_ORDER_RAW: a plain read is ordered after them;
+ *   - else FI_FENCE offered: the read carries FI_FENCE;
+ *   - else: the flush first waits for the writes' transmit completion,
+ *     then reads. That relies on the provider serving one peer's
+ *     operations in the order it took them (tcp;ofi_rxm: one connection
+ *     per peer), which shoal-info and SHMEM_INFO say.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "memory/ctrl.h"
 #include "transport/ofi.h"
-
-/* The flush reads' results: written by the provider, never read. */
-static uint64_t discard;
 
 /* The promise is the provider's ordering; the provider is shm because its
  * source was read for what the flush relies on (libfabric 1.17: one
@@ -58,7 +68,7 @@ void shmemi_ofi_posted_open(struct shmemi_ofi_ep *e, const char *routine)
     struct shmemi_ofi_posted *p = &e->posted;
 
     pthread_mutex_init(&p->lock, NULL);
-    if (!shmemi_ofi.posted)
+    if (!shmemi_ofi.posted && !shmemi_ofi.transmit_complete)
         return;
     p->dirty = calloc((size_t)shmemi_world.n_pes / 64 + 1, sizeof *p->dirty);
     p->seen = calloc((size_t)shmemi_world.n_pes, sizeof *p->seen);
@@ -78,15 +88,23 @@ void shmemi_ofi_posted_close(struct shmemi_ofi_ep *e)
 
 static void flush_read(struct shmemi_ofi_ep *e, int pe, const char *routine)
 {
-    static const uint64_t zero = 0; /* ignored by FI_ATOMIC_READ, but must be readable */
-    uint64_t key, raddr = shmemi_ofi_raddr(pe, SHMEMI_SEG_CTRL, SHMEMI_CTRL_OFF(net_probe), &key);
+    struct shmemi_ofi *o = &shmemi_ofi;
+    void *desc = o->scratch_desc;
+    /* The operand is ignored by FI_ATOMIC_READ, but must be readable. */
+    struct fi_ioc ioc = {.addr = &shmemi_ofi_scratch.zero, .count = 1};
+    struct fi_ioc res = {.addr = &shmemi_ofi_scratch.discard[1], .count = 1};
+    struct fi_rma_ioc rma = {.count = 1};
+    struct fi_msg_atomic msg = {.msg_iov = &ioc, .desc = &desc, .iov_count = 1, .addr = o->addr[pe],
+                                .rma_iov = &rma, .rma_iov_count = 1, .datatype = FI_UINT64,
+                                .op = FI_ATOMIC_READ};
+    /* The endpoint's default flags, as fi_fetch_atomic would take them. */
+    uint64_t flags = o->info->tx_attr->op_flags | (o->flush_fence ? FI_FENCE : 0);
 
+    rma.addr = shmemi_ofi_raddr(pe, SHMEMI_SEG_CTRL, SHMEMI_CTRL_OFF(net_probe), &rma.key);
     /* An 8-byte atomic read: shm injects it, where a plain read of 8
      * bytes would go by cross-memory attach (a slow system call here). */
-    SHMEMI_OFI_POST(&e->r.issued,
-                    fi_fetch_atomic(e->ep, &zero, 1, NULL, &discard, NULL, shmemi_ofi.addr[pe], raddr, key,
-                                    FI_UINT64, FI_ATOMIC_READ, NULL),
-                    "fi_fetch_atomic(FI_ATOMIC_READ)", pe, routine);
+    SHMEMI_OFI_POST(e, &e->r, (msg.context = op_ctx, fi_fetch_atomicmsg(e->ep, &msg, &res, &desc, 1, flags)),
+                    "fi_fetch_atomicmsg(FI_ATOMIC_READ)", pe, routine);
 }
 
 void shmemi_ofi_posted_flush(struct shmemi_ofi_ep *e, const char *routine)
@@ -106,6 +124,9 @@ void shmemi_ofi_posted_flush(struct shmemi_ofi_ep *e, const char *routine)
     __atomic_fetch_add(&p->flushing, 1, __ATOMIC_SEQ_CST);
     /* Cleared before the scan: a mark made after it sets it again. */
     __atomic_store_n(&p->any, 0, __ATOMIC_SEQ_CST);
+    /* Neither order nor fence: the writes leave first (header comment). */
+    if (shmemi_ofi.transmit_complete && !shmemi_ofi.raw && !shmemi_ofi.flush_fence)
+        shmemi_ofi_cntr_wait(e, &e->w, -1, routine);
     words = (size_t)shmemi_world.n_pes / 64 + 1;
     for (size_t w = 0; w < words; w++) {
         uint64_t bits;

@@ -12,6 +12,9 @@
 #include "transport/ofi.h"
 
 static char choice_reason[160];
+/* Ask for transmit completion instead of delivery completion: forced, or
+ * no provider offered delivery completion (shmemi_ofi_choose_provider). */
+static int want_transmit_complete;
 
 void shmemi_ofi_fail(const char *routine, const char *call, int pe, ssize_t rc)
 {
@@ -43,29 +46,37 @@ static struct fi_info *provider_hints(const char *want)
         return NULL;
     /* FI_ATOMIC must be asked for: tcp;ofi_rxm lists it only then. */
     hints->caps = FI_RMA | FI_ATOMIC;
-    hints->mode = 0; /* no FI_CONTEXT: operations carry no context */
+    /* A context per operation where the provider wants one (ofi_local.c). */
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->ep_attr->type = FI_EP_RDM;
-    /* Every mode we can serve; FI_MR_LOCAL is not among them. */
-    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    /* Every mode we can serve (FI_MR_LOCAL: ofi_local.c). */
+    hints->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     /* Shared contexts, THREAD_MULTIPLE and the progress thread call in
      * concurrently; PRIVATE contexts take no lock of ours. */
     hints->domain_attr->threading = FI_THREAD_SAFE;
-    /* Quiet means delivered at the target, not just sent. */
-    hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+    /* Quiet means delivered at the target, not just sent: by the
+     * provider's delivery completion, else by quiet's flush (ofi_posted.c). */
+    hints->tx_attr->op_flags = want_transmit_complete ? FI_TRANSMIT_COMPLETE : FI_DELIVERY_COMPLETE;
     if (want[0])
         hints->fabric_attr->prov_name = strdup(want);
     return hints;
 }
 
+static struct fi_info *with_write_order(struct fi_info *pick);
+static struct fi_info *with_flush_fence(struct fi_info *pick);
+
 /* The providers usable here and the one a job would choose (shoal-info). */
 void shmemi_ofi_print_providers(FILE *out)
 {
     const char *want = shmemi_settings.ofi_provider, *fip = getenv("FI_PROVIDER");
-    struct fi_info *hints = provider_hints(want), *all = NULL;
+    struct fi_info *hints, *all = NULL, *chosen_info = NULL;
     const char *chosen = NULL;
     char seen[512] = "";
     int rc;
 
+    want_transmit_complete = !!(shmemi_settings.ofi_force & SHMEMI_OFI_FORCE_TRANSMIT_COMPLETE);
+    hints = provider_hints(want);
     if (!hints)
         return;
     rc = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &all);
@@ -81,14 +92,27 @@ void shmemi_ofi_print_providers(FILE *out)
             continue;
         if (strlen(seen) + strlen(key) < sizeof seen)
             strcat(seen, key);
-        if (!chosen && (usable(f) || want[0]))
+        if (!chosen && (usable(f) || want[0])) {
             chosen = name;
+            chosen_info = f;
+        }
         fprintf(out, "  %-14s %s\n", name,
                 chosen == name ? "<- chosen" : usable(f) ? "usable" : "skipped (hangs on this libfabric)");
     }
     if (chosen)
         fprintf(out, "  chosen by %s\n", want[0] ? "SHMEM_OFI_PROVIDER" : fip ? "FI_PROVIDER (libfabric's filter)"
                                                                : "being the first usable one fi_getinfo offers");
+    if (chosen_info) {
+        /* What a job would do on it: the same refinements as at start-up. */
+        struct fi_info *c = fi_dupinfo(chosen_info);
+        if (c) {
+            c = with_flush_fence(with_write_order(c));
+            shmemi_ofi_plan(c);
+            shmemi_ofi_print_plan(out, c, "  ");
+            memset(&shmemi_ofi, 0, sizeof shmemi_ofi);
+            fi_freeinfo(c);
+        }
+    }
     if (all)
         fi_freeinfo(all);
     fi_freeinfo(hints);
@@ -123,16 +147,55 @@ static struct fi_info *with_write_order(struct fi_info *pick)
     return pick;
 }
 
+/* Under transmit completion, on a provider that does not order reads
+ * after writes: the same provider again with FI_FENCE, so that quiet's
+ * flush read can be fenced behind the writes (ofi_posted.c). Kept only
+ * if the same provider answers. */
+static struct fi_info *with_flush_fence(struct fi_info *pick)
+{
+    struct fi_info *hints, *got = NULL;
+
+    if (!want_transmit_complete || shmemi_ofi_reads_after_writes(pick) || (pick->caps & FI_FENCE))
+        return pick;
+    hints = provider_hints(pick->fabric_attr->prov_name);
+    if (!hints)
+        return pick;
+    hints->caps |= FI_FENCE;
+    hints->tx_attr->msg_order = pick->tx_attr->msg_order;
+    if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &got) == 0 && got &&
+        strcmp(got->fabric_attr->prov_name, pick->fabric_attr->prov_name) == 0 && (got->caps & FI_FENCE)) {
+        struct fi_info *fenced = fi_dupinfo(got);
+        if (fenced) {
+            fi_freeinfo(pick);
+            pick = fenced;
+        }
+    }
+    if (got)
+        fi_freeinfo(got);
+    fi_freeinfo(hints);
+    return pick;
+}
+
 struct fi_info *shmemi_ofi_choose_provider(const char *routine)
 {
     struct fi_info *hints, *all = NULL, *pick = NULL;
     const char *want = shmemi_settings.ofi_provider, *fip = getenv("FI_PROVIDER");
     int rc;
 
+    want_transmit_complete = !!(shmemi_settings.ofi_force & SHMEMI_OFI_FORCE_TRANSMIT_COMPLETE);
     hints = provider_hints(want);
     if (!hints)
         shmemi_fatal(routine, "out of memory");
     rc = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &all);
+    if ((rc || !all) && !want_transmit_complete) {
+        /* None offers delivery completion: take transmit completion. */
+        want_transmit_complete = 1;
+        fi_freeinfo(hints);
+        hints = provider_hints(want);
+        if (!hints)
+            shmemi_fatal(routine, "out of memory");
+        rc = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &all);
+    }
     if (rc || !all)
         shmemi_fatal(routine, "no libfabric provider offers RDM endpoints with FI_RMA|FI_ATOMIC%s%s%s%s "
                      "(fi_getinfo: %s)", want[0] ? " under SHMEM_OFI_PROVIDER=" : "", want,
@@ -155,7 +218,12 @@ struct fi_info *shmemi_ofi_choose_provider(const char *routine)
     fi_freeinfo(hints);
     if (!pick)
         shmemi_fatal(routine, "out of memory");
-    return with_write_order(pick);
+    return with_flush_fence(with_write_order(pick));
+}
+
+int shmemi_ofi_transmit_complete(void)
+{
+    return want_transmit_complete;
 }
 
 /* Fence is free when the provider places RMA and atomic writes in issue
@@ -165,4 +233,50 @@ int shmemi_ofi_writes_ordered(const struct fi_info *fi)
     uint64_t o = fi->tx_attr->msg_order;
     return (o & FI_ORDER_WAW) && (o & FI_ORDER_RAW) && (o & FI_ORDER_WAR) &&
            fi->ep_attr->max_order_waw_size == (size_t)-1;
+}
+
+void shmemi_ofi_plan(const struct fi_info *fi)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    unsigned force = shmemi_settings.ofi_force;
+
+    o->raw = shmemi_ofi_reads_after_writes(fi);
+    o->posted = o->raw;
+    o->transmit_complete = want_transmit_complete || !(fi->tx_attr->op_flags & FI_DELIVERY_COMPLETE);
+    o->dc = o->transmit_complete ? 0 : FI_DELIVERY_COMPLETE;
+    o->flush_fence = o->transmit_complete && !o->raw && (fi->caps & FI_FENCE);
+    o->mr_local = (fi->domain_attr->mr_mode & FI_MR_LOCAL) || (force & SHMEMI_OFI_FORCE_MR_LOCAL);
+    o->need_context = (fi->mode & (FI_CONTEXT | FI_CONTEXT2)) || (force & SHMEMI_OFI_FORCE_CONTEXT);
+}
+
+/* One line each for shoal-info and SHMEM_INFO: what the provider asks
+ * (or SHMEM_OFI_FORCE) and what Shoal does for it. */
+void shmemi_ofi_print_plan(FILE *out, const struct fi_info *fi, const char *indent)
+{
+    const struct shmemi_ofi *o = &shmemi_ofi;
+    unsigned force = shmemi_settings.ofi_force;
+    const char *why_tc = (force & SHMEMI_OFI_FORCE_TRANSMIT_COMPLETE) ? "forced by SHMEM_OFI_FORCE"
+                                                                       : "no FI_DELIVERY_COMPLETE offered";
+
+    if (!o->transmit_complete)
+        fprintf(out, "%squiet: delivery complete (FI_DELIVERY_COMPLETE)%s\n", indent,
+                o->posted ? "; small puts and non-fetching AMOs posted, flushed by a read per PE" : "");
+    else
+        fprintf(out, "%squiet: transmit complete + a flush read per PE written (%s), the read %s\n", indent, why_tc,
+                o->raw           ? "ordered after the writes (FI_ORDER_RAW)"
+                : o->flush_fence ? "fenced (FI_FENCE)"
+                                 : "posted once the writes completed at transmit (no FI_ORDER_RAW, no FI_FENCE)");
+    if (!o->mr_local)
+        fprintf(out, "%slocal buffers: unregistered (no FI_MR_LOCAL)\n", indent);
+    else
+        fprintf(out, "%slocal buffers: registered (%s): heap and data segment by their MRs, others through "
+                "the registered bounce pool up to %zu B, registered per call above\n", indent,
+                (fi->domain_attr->mr_mode & FI_MR_LOCAL) ? "FI_MR_LOCAL required" : "forced by SHMEM_OFI_FORCE",
+                shmemi_settings.ofi_bounce_size);
+    if (!o->need_context)
+        fprintf(out, "%soperation contexts: none (no FI_CONTEXT mode)\n", indent);
+    else
+        fprintf(out, "%soperation contexts: a struct fi_context2 per operation from a ring of the endpoint (%s)\n",
+                indent,
+                (fi->mode & (FI_CONTEXT | FI_CONTEXT2)) ? "FI_CONTEXT required" : "forced by SHMEM_OFI_FORCE");
 }

@@ -17,6 +17,8 @@
  *    the issued counts. Other writes are issued with FI_DELIVERY_COMPLETE,
  *    so a completed write is visible at the target.
  */
+#include <string.h>
+
 #include "transport/ofi.h"
 #include "transport/transport.h"
 
@@ -30,41 +32,87 @@ static void wait_reads(struct shmemi_ofi_ep *e, int pe, const char *routine)
     shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
 }
 
+void shmemi_ofi_writes_visible(struct shmemi_ofi_ep *e, int pe, const char *routine)
+{
+    if (shmemi_ofi.raw)
+        return; /* the read is ordered after them */
+    if (shmemi_ofi.transmit_complete && shmemi_ofi_posted_pending(e))
+        shmemi_ofi_quiet_ep(e, routine); /* transmitted is not applied: flush */
+    else if (!shmemi_ofi_caught_up(&e->w))
+        wait_writes(e, pe, routine);
+}
+
+/* A put small enough to inject: the source is free on return. */
+static void inject_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t key, const void *src, size_t n,
+                       const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    struct iovec iov = {.iov_base = (void *)src, .iov_len = n};
+    struct fi_rma_iov rma = {.addr = raddr, .len = n, .key = key};
+    struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
+                             .rma_iov_count = 1};
+
+    if (o->transmit_complete || (o->posted && shmemi_ofi_post_this(e, pe))) {
+        /* Counted once taken; quiet's flush completes it. Transmit
+         * completion is asked for explicitly: tcp;ofi_rxm loses the count
+         * of an injected write that asks for no completion at all. */
+        uint64_t flags = FI_INJECT | (o->transmit_complete ? FI_TRANSMIT_COMPLETE : 0);
+        SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_writemsg(e->ep, &msg, flags)), "fi_writemsg(FI_INJECT)",
+                        pe, routine);
+        shmemi_ofi_posted_mark(e, pe);
+        return;
+    }
+    /* fi_inject_write may count the write complete once it is buffered
+     * (tcp;ofi_rxm does): ask for delivery explicitly, so that quiet
+     * keeps meaning "visible at the target". */
+    SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_writemsg(e->ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE)),
+                    "fi_writemsg(FI_INJECT)", pe, routine);
+}
+
 static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const void *src, size_t n, int nbi,
                    const char *routine)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+    void *desc = NULL;
+    struct fid_mr *mr = NULL;
 
-    if (n <= o->inject_size && o->posted && shmemi_ofi_post_this(e, pe)) {
-        struct iovec iov = {.iov_base = (void *)src, .iov_len = n};
-        struct fi_rma_iov rma = {.addr = raddr, .len = n, .key = key};
-        struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
-                                 .rma_iov_count = 1};
-        SHMEMI_OFI_POST(&e->w.issued, fi_writemsg(e->ep, &msg, FI_INJECT), "fi_writemsg(FI_INJECT)", pe, routine);
-        shmemi_ofi_posted_mark(e, pe);
-        return;
-    }
     if (n <= o->inject_size) {
-        /* fi_inject_write may count the write complete once it is
-         * buffered (tcp;ofi_rxm does): ask for delivery explicitly, so
-         * that quiet keeps meaning "visible at the target". */
-        struct iovec iov = {.iov_base = (void *)src, .iov_len = n};
-        struct fi_rma_iov rma = {.addr = raddr, .len = n, .key = key};
-        struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
-                                 .rma_iov_count = 1};
-        SHMEMI_OFI_POST(&e->w.issued, fi_writemsg(e->ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE),
-                        "fi_writemsg(FI_INJECT)", pe, routine);
+        inject_put(e, pe, raddr, key, src, n, routine);
         return;
     }
-    if (!nbi && n <= o->bounce_size) {
+    if (o->mr_local)
+        desc = shmemi_ofi_seg_desc(src, n);
+    /* Bounced: blocking puts, and under FI_MR_LOCAL any put from an
+     * unregistered buffer that fits. */
+    if (n <= o->bounce_size && (!nbi || (o->mr_local && !desc))) {
         shmemi_ofi_bounce_put(e, pe, raddr, key, src, n, routine);
         return;
     }
-    SHMEMI_OFI_POST(&e->w.issued, fi_write(e->ep, src, n, NULL, o->addr[pe], raddr, key, NULL), "fi_write", pe,
+    if (o->mr_local && !desc)
+        desc = shmemi_ofi_local_reg(e, src, n, FI_WRITE | FI_SEND, &mr, routine);
+    SHMEMI_OFI_POST(e, &e->w, fi_write(e->ep, src, n, desc, o->addr[pe], raddr, key, op_ctx), "fi_write", pe,
                     routine);
-    if (!nbi)
+    shmemi_ofi_written(e, pe);
+    /* Registered for this put: it completes before the registration goes. */
+    if (!nbi || mr)
         wait_writes(e, pe, routine);
+    shmemi_ofi_local_done(mr);
+}
+
+/* A get into an unregistered buffer under FI_MR_LOCAL, small enough for
+ * the pool: read there, copy out, before the pool is let go. */
+static void get_bounced(struct shmemi_ofi_ep *e, void *dst, int pe, uint64_t raddr, uint64_t key, size_t n,
+                        const char *routine)
+{
+    void *desc;
+    char *buf = shmemi_ofi_bounce_grab(e, n, &desc, pe, routine);
+
+    SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, buf, n, desc, shmemi_ofi.addr[pe], raddr, key, op_ctx), "fi_read", pe,
+                    routine);
+    wait_reads(e, pe, routine);
+    memcpy(dst, buf, n);
+    shmemi_ofi_bounce_drop(e);
 }
 
 static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t off, size_t n, int nbi,
@@ -72,13 +120,22 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
 {
     struct shmemi_ofi *o = &shmemi_ofi;
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+    void *desc = NULL;
+    struct fid_mr *mr = NULL;
 
-    if (!o->posted && !shmemi_ofi_caught_up(&e->w))
-        wait_writes(e, pe, routine);
-    SHMEMI_OFI_POST(&e->r.issued, fi_read(e->ep, dst, n, NULL, o->addr[pe], raddr, key, NULL), "fi_read", pe,
+    shmemi_ofi_writes_visible(e, pe, routine);
+    if (o->mr_local && !(desc = shmemi_ofi_seg_desc(dst, n))) {
+        if (n <= o->bounce_size) {
+            get_bounced(e, dst, pe, raddr, key, n, routine);
+            return;
+        }
+        desc = shmemi_ofi_local_reg(e, dst, n, FI_READ | FI_RECV, &mr, routine);
+    }
+    SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, dst, n, desc, o->addr[pe], raddr, key, op_ctx), "fi_read", pe,
                     routine);
-    if (!nbi)
+    if (!nbi || mr)
         wait_reads(e, pe, routine);
+    shmemi_ofi_local_done(mr);
 }
 
 /* ---- the ops table: every entry finds the context's endpoint inline
