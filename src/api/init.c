@@ -29,6 +29,7 @@
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shmemi_boot_info boot_info;
 static int exit_hook_registered;
+static pid_t init_pid; /* a fork()ed child's exit is not this PE's */
 
 static void choose_wait_policy(void)
 {
@@ -129,6 +130,9 @@ static void world_down(void)
 static void finalize_at_exit(int status, void *unused)
 {
     (void)unused;
+    if (getpid() != init_pid)
+        return;
+    status &= 0xff; /* what the parent will see: exit(256) is a 0 */
     pthread_mutex_lock(&init_lock);
     if (shmemi_world.init_count > 0 && status != 0) {
         shmemi_warn("exit", "the program ended with status %d without calling shmem_finalize", status);
@@ -149,6 +153,7 @@ static void init_common(const char *routine, int level)
     if (shmemi_world.init_count == 0) {
         world_up(routine);
         shmemi_world.thread_level = level;
+        init_pid = getpid();
         if (!exit_hook_registered)
             exit_hook_registered = on_exit(finalize_at_exit, NULL) == 0;
     } else if (level > shmemi_world.thread_level) {
