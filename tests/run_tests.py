@@ -32,6 +32,9 @@ the tag.  After the whole run a final check asserts /dev/shm is clean.
 env in the manifest wins); with --label-suffix the same suite can run once per
 path mode (SHMEM_TRANSPORT=ofi FI_PROVIDER=tcp, ...) with telling labels.
 
+A manual test meson did not build because the build lacks what it needs
+(BUILD_DIR/tests/manual/NAME.skip says why) is reported as SKIP, not run.
+
 The last line is "N passed, M failed"; the exit status is 1 if anything failed.
 """
 
