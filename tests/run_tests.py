@@ -32,6 +32,9 @@ the tag.  After the whole run a final check asserts /dev/shm is clean.
 env in the manifest wins); with --label-suffix the same suite can run once per
 path mode (SHMEM_TRANSPORT=ofi FI_PROVIDER=tcp, ...) with telling labels.
 
+A manual test meson did not build because the build lacks what it needs
+(BUILD_DIR/tests/manual/NAME.skip says why) is reported as SKIP, not run.
+
 The last line is "N passed, M failed"; the exit status is 1 if anything failed.
 """
 
@@ -77,6 +80,7 @@ class Outcome:
     stdout: str = ""
     stderr: str = ""
     notes: list[str] = field(default_factory=list)   # printed even on success
+    skipped: str = ""          # why the test did not run (a build without what it needs)
 
 
 @dataclass
@@ -91,11 +95,15 @@ class Reporter:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.passed = 0
+        self.skipped = 0
         self.failed: list[str] = []
 
     def report(self, label: str, outcome: Outcome, seconds: float) -> None:
         with self.lock:
-            if outcome.ok:
+            if outcome.skipped:
+                self.skipped += 1
+                print(f"SKIP {label}: {outcome.skipped}")
+            elif outcome.ok:
                 self.passed += 1
                 print(f"PASS {label} ({seconds:.1f} s)")
             else:
@@ -410,6 +418,11 @@ def launch_job(t: Launch, oshrun: Path, shm: ShmWatch, timeout_scale: float,
                env_all: dict[str, str] | None = None) -> Job:
     def run() -> Outcome:
         if not t.exe.is_file():
+            # meson leaves NAME.skip, saying why, for a test it could not
+            # build in this configuration (tests/manual/meson.build).
+            skip = t.exe.with_name(t.exe.name + ".skip")
+            if skip.is_file():
+                return Outcome(True, skipped=skip.read_text().strip() or "not built")
             return Outcome(False, f"executable not found: {t.exe}")
         # Every name, not only ours: a libfabric region left by someone
         # else's process whose PID one of our PEs now reuses is not ours.
@@ -1026,6 +1039,8 @@ def main() -> int:
         print("\nfailed:")
         for label in reporter.failed:
             print(f"  {label}")
+    if reporter.skipped:
+        print(f"{reporter.skipped} skipped (SKIP lines above say why)")
     print(f"{reporter.passed} passed, {len(reporter.failed)} failed")
     return 1 if reporter.failed else 0
 

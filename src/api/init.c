@@ -1,16 +1,18 @@
 /*
  * api/init.c — bringing the world up and down. Init and finalize are
  * reference counted (OpenSHMEM 1.6): only the first init builds the
- * world and only the last finalize tears it down. A program initialised
- * by start_pes is finalized at exit (OpenSHMEM 1.0 had no finalize). Any
- * other exit with init outstanding is an error: peers may be waiting for
- * this PE, so the job is ended with a message naming the PE.
+ * world and only the last finalize tears it down. A program that ends
+ * with init outstanding (start_pes, or shmem_init without finalize, as
+ * OpenSHMEM 1.0-era programs and some examples do) is finalized at exit
+ * when its status is 0, the same way for both; a nonzero status ends the
+ * whole job with that status, since peers may be waiting for this PE.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/abort.h"
 #include "base/cleanup.h"
 #include "base/env.h"
 #include "bootstrap/bootstrap.h"
@@ -26,8 +28,8 @@
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shmemi_boot_info boot_info;
-static int atexit_registered;
-static int finalize_at_exit_is_implicit; /* start_pes was called */
+static int exit_hook_registered;
+static pid_t init_pid; /* a fork()ed child's exit is not this PE's */
 
 static void choose_wait_policy(void)
 {
@@ -121,12 +123,25 @@ static void world_down(void)
     shmemi_cleanup_disarm();
 }
 
-static void finalize_at_exit(void)
+/* Runs at exit() and at return from main, with the status. Status 0 is
+ * a program done with its work: finalize as shmem_finalize would (its
+ * barrier keeps peers' memory mapped until every PE is here). Nonzero
+ * is a failure: end the job now, with that status, rather than wait in
+ * a barrier that peers still working may never reach. */
+static void finalize_at_exit(int status, void *unused)
 {
+    (void)unused;
+    if (getpid() != init_pid)
+        return;
+    status &= 0xff; /* what the parent will see: exit(256) is a 0 */
     pthread_mutex_lock(&init_lock);
-    if (shmemi_world.init_count > 0 && !finalize_at_exit_is_implicit)
-        shmemi_fatal("exit", "the program ended without calling shmem_finalize");
+    if (shmemi_world.init_count > 0 && status != 0) {
+        shmemi_warn("exit", "the program ended with status %d without calling shmem_finalize", status);
+        shmemi_abort_job(status, "shoal: exit without shmem_finalize");
+    }
     if (shmemi_world.init_count > 0) {
+        if (shmemi_settings.debug && shmemi_world.my_pe == 0)
+            shmemi_warn("exit", "the program ended without calling shmem_finalize: finalizing");
         shmemi_world.init_count = 0;
         world_down();
     }
@@ -139,8 +154,9 @@ static void init_common(const char *routine, int level)
     if (shmemi_world.init_count == 0) {
         world_up(routine);
         shmemi_world.thread_level = level;
-        if (!atexit_registered)
-            atexit_registered = atexit(finalize_at_exit) == 0;
+        init_pid = getpid();
+        if (!exit_hook_registered)
+            exit_hook_registered = on_exit(finalize_at_exit, NULL) == 0;
     } else if (level > shmemi_world.thread_level) {
         shmemi_world.thread_level = level; /* every level is served alike */
     }
@@ -171,7 +187,6 @@ int shmemi_init_thread(int requested, int *provided)
 void shmemi_start_pes(int npes)
 {
     (void)npes; /* ignored since OpenSHMEM 1.2 */
-    finalize_at_exit_is_implicit = 1;
     init_common("start_pes", SHMEM_THREAD_SINGLE);
 }
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "memory/alloc.h"
 #include "memory/map.h"
 #include "base/world.h"
@@ -92,6 +93,15 @@ void *shmemi_align(size_t alignment, size_t size)
      * allocator rounds small ones up to its minimum alignment. */
     if (!alignment || (alignment & (alignment - 1)))
         shmemi_fatal("shmem_align", "alignment %zu is not a power of two", alignment);
+    /* Offsets are aligned by the allocator; the address only up to the
+     * heap's own alignment. Beyond it, fail alike on every PE. */
+    if (alignment > shmemi_map.heap_base_align) {
+        if (shmemi_settings.debug && shmemi_world.my_pe == 0)
+            shmemi_warn("shmem_align", "alignment %zu is larger than the symmetric heap's base alignment "
+                        "%zu: returning NULL", alignment, shmemi_map.heap_base_align);
+        shmemi_barrier_all();
+        return NULL;
+    }
     return sym_alloc("shmem_align", size, alignment, 0, 0);
 }
 

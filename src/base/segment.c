@@ -30,7 +30,7 @@ static void random_name(char *out, const char *routine)
              r[4], r[5], r[6], r[7]);
 }
 
-void shmemi_segment_create(struct shmemi_segment *s, size_t size, const char *routine)
+void shmemi_segment_create(struct shmemi_segment *s, size_t size, void *at, const char *routine)
 {
     int fd = -1;
 
@@ -45,7 +45,7 @@ void shmemi_segment_create(struct shmemi_segment *s, size_t size, const char *ro
     if (ftruncate(fd, (off_t)size) != 0)
         shmemi_fatal(routine, "cannot size shared-memory segment %s to %zu bytes: %s", s->name, size,
                      strerror(errno));
-    s->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    s->base = mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | (at ? MAP_FIXED : 0), fd, 0);
     if (s->base == MAP_FAILED)
         shmemi_fatal(routine, "cannot map shared-memory segment %s (%zu bytes): %s", s->name, size,
                      strerror(errno));

@@ -19,8 +19,9 @@ struct shmemi_segment {
     size_t size;
 };
 
-/* Create and size a new segment and map it anywhere; fd stays open. */
-void shmemi_segment_create(struct shmemi_segment *s, size_t size, const char *routine);
+/* Create and size a new segment and map it at `at` (MAP_FIXED: a range
+ * the caller has reserved) or anywhere when `at` is NULL; fd stays open. */
+void shmemi_segment_create(struct shmemi_segment *s, size_t size, void *at, const char *routine);
 /* Map a peer's segment by name (read-write, shared). */
 void *shmemi_segment_attach(const char *name, size_t size, int pe, const char *routine);
 void shmemi_segment_close(struct shmemi_segment *s);

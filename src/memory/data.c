@@ -86,7 +86,7 @@ void shmemi_data_expose(const char *routine)
         return;
     len = hi - lo;
 
-    shmemi_segment_create(s, len, routine);
+    shmemi_segment_create(s, len, NULL, routine);
     /* Untouched .bss reads as zero and tmpfs starts zeroed: copying only
      * nonzero pages keeps large arrays from being committed up front. */
     for (uintptr_t a = lo; a < hi; a += pg)

@@ -33,12 +33,50 @@ static size_t page_size(void)
     return (size_t)sysconf(_SC_PAGESIZE);
 }
 
+/* Alignment of the user heap's address: 1 GiB, or more for a bigger heap
+ * (the next power of two), so any alignment a block of it can have. */
+static size_t heap_base_alignment(size_t user_size)
+{
+    size_t a = SHMEMI_HEAP_MIN_BASE_ALIGN;
+
+    while (a < user_size && a <= SIZE_MAX / 4)
+        a <<= 1;
+    return a;
+}
+
+/* Reserve `len` bytes of address space (PROT_NONE, no memory) starting
+ * `lead` bytes before an `align`-aligned address, by over-reserving and
+ * releasing the slack on both sides. The caller maps over it MAP_FIXED. */
+static void *reserve_aligned(size_t len, size_t lead, size_t align, const char *routine)
+{
+    size_t span = len + align;
+    char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    char *start, *end;
+
+    if (r == MAP_FAILED)
+        shmemi_fatal(routine, "cannot reserve %zu bytes of address space for the symmetric heap", span);
+    start = (char *)((((uintptr_t)r + lead + align - 1) & ~(uintptr_t)(align - 1)) - lead);
+    end = start + len;
+    if (start > r)
+        munmap(r, (size_t)(start - r));
+    if (r + span > end)
+        munmap(end, (size_t)(r + span - end));
+    return start;
+}
+
 void shmemi_heap_create(size_t user_size, const char *routine)
 {
-    size_t pg = page_size();
+    size_t pg = page_size(), align;
+    void *at;
 
     user_size = (user_size + pg - 1) / pg * pg;
-    shmemi_segment_create(&shmemi_map.heap_seg, SHMEMI_CTRL_SIZE + user_size, routine);
+    /* The user heap's address, not just its offset, is aligned to every
+     * power of two up to `align`, alike on every PE: shmem_align promises
+     * the address, and offsets stay symmetric. */
+    align = heap_base_alignment(user_size);
+    at = reserve_aligned(SHMEMI_CTRL_SIZE + user_size, SHMEMI_CTRL_SIZE, align, routine);
+    shmemi_segment_create(&shmemi_map.heap_seg, SHMEMI_CTRL_SIZE + user_size, at, routine);
+    shmemi_map.heap_base_align = align;
     shmemi_segment_close(&shmemi_map.heap_seg);
     shmemi_map.seg_base[SHMEMI_SEG_CTRL] = (uintptr_t)shmemi_map.heap_seg.base;
     shmemi_map.seg_size[SHMEMI_SEG_CTRL] = SHMEMI_CTRL_SIZE;
@@ -120,6 +158,7 @@ void shmemi_segments_release(void)
     shmemi_map.heap_seg.base = NULL;
     shmemi_map.seg_base[SHMEMI_SEG_HEAP] = shmemi_map.seg_base[SHMEMI_SEG_CTRL] = 0;
     shmemi_map.seg_size[SHMEMI_SEG_HEAP] = shmemi_map.seg_size[SHMEMI_SEG_CTRL] = 0;
+    shmemi_map.heap_base_align = 0;
     /* The data mapping now backs the program's globals: keep it, but it
      * is no longer symmetric. */
     shmemi_map.seg_base[SHMEMI_SEG_DATA] = 0;

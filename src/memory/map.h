@@ -14,12 +14,17 @@
 #include "base/segment.h"
 #include "base/world.h"
 
+#define SHMEMI_HEAP_MIN_BASE_ALIGN ((size_t)1 << 30)
+
 struct shmemi_map {
     struct shmemi_segment heap_seg; /* own: control region + user heap */
     struct shmemi_segment data_seg; /* own: remapped .data/.bss */
     /* Own segments, as (base, size); size 0 means absent. */
     uintptr_t seg_base[SHMEMI_SEG_COUNT];
     size_t seg_size[SHMEMI_SEG_COUNT];
+    /* The own user heap's address is a multiple of this (a power of two,
+     * at least SHMEMI_HEAP_MIN_BASE_ALIGN); peers' mappings need not be. */
+    size_t heap_base_align;
     /* [seg][pe]: where peer pe's segment is mapped here, NULL if not. */
     char **peer_base[SHMEMI_SEG_COUNT];
 };

@@ -1,11 +1,12 @@
 /* A PE that dies ends the whole job: PE 1 faults (argv[1]: "kill" =
- * SIGKILL, "segv" = a NULL store, "exit" = exit(0) without shmem_finalize,
- * "return" = return from main without it) while every other PE waits for it
+ * SIGKILL, "segv" = a NULL store, "exit" = exit(3) without shmem_finalize,
+ * "return" = return 3 from main without it) while every other PE waits for it
  * (argv[2]: "barrier" or "wait" = shmem_wait_until on a flag nobody sets).
  * The manifest checks the job's exit status and the line naming PE 1; the
  * runner checks that no PE outlives the launcher and that nothing is left
  * in /dev/shm. A waiting PE that ever gets through prints to stdout, which
- * the manifest expects empty. */
+ * the manifest expects empty. (An exit with status 0 without finalize is a
+ * finalize: init_then_return_without_finalize.c.) */
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
@@ -37,7 +38,7 @@ static void fault(const char *how)
         *nowhere = 1;
     }
     if (!strcmp(how, "exit"))
-        exit(0);
+        exit(3);
 }
 
 int main(int argc, char **argv)
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
         struct timespec ts = {0, 200 * 1000 * 1000};
         nanosleep(&ts, NULL);
         fault(argv[1]);
-        return 0;
+        return 3;
     }
     if (!strcmp(argv[2], "barrier"))
         shmem_barrier_all();
