@@ -142,6 +142,7 @@ cluster_settle() {
         nodes_idle && return 0
         state=$(on_host "$pida" sinfo -h -N -o '%N %t' 2>/dev/null)
         if [[ $state =~ (down|drain|fail) ]]; then
+            say "resuming: $(echo $state)"
             on_host "$pida" scontrol update nodename=hostA,hostB state=resume 2>/dev/null
         fi
         sleep 0.2
