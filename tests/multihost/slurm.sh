@@ -153,10 +153,13 @@ cluster_settle() {
 
 # ---- 1. the suite across the hosts, under srun ----
 if [ $run_suite = 1 ]; then
-    count_suite " [slurm]" on_host "$pida" env OSHRUN_LAUNCHER="srun --mpi=pmix -N 2" \
+    # Two launches at a time, as CI's other stages run (a launch is mostly
+    # start-up and tear-down): --overlap lets two steps share the
+    # allocation's CPUs.
+    count_suite " [slurm]" on_host "$pida" env OSHRUN_LAUNCHER="srun --mpi=pmix -N 2 --overlap" \
         salloc --quiet -N 2 -n 4 \
         python3 "$src/tests/run_tests.py" "$build" --only generated,manual --filter "$suite_filter" \
-        --timeout-scale "$scale" --label-suffix " [slurm]"
+        --jobs 2 --timeout-scale "$scale" --label-suffix " [slurm]"
     cluster_settle
 fi
 
