@@ -4,6 +4,7 @@
 #
 #   tests/multihost/slurm.sh BUILD_DIR [--suite-filter REGEX] [--no-suite]
 #                            [--no-link-loss] [--timeout-scale X]
+#                            [--also COMMAND]...
 #
 # The hosts of run.sh (hosts.sh: hostA and hostB, network namespaces with
 # their own hostname, /dev/shm and TMPDIR), with a Slurm cluster on them:
@@ -11,35 +12,45 @@
 # root from a slurm.conf written into the work directory (its spool, logs,
 # state and munge key too), so nothing outside it is used or left.
 #
-#  1. the suite: tests/run_tests.py inside "salloc -N 2 -n 4" on hostA, every
-#     launch through "srun --mpi=pmix -N 2" (OSHRUN_LAUNCHER): the same 3-
-#     and 4-PE subset as run.sh, placed 2+1 and 2+2.
-#  2. oshrun: outside an allocation it picks mpirun, inside "salloc -N 2
-#     -n 4" srun --mpi=pmix (and says so), and passes srun options through;
-#     the ring example runs 2+2.
+#  1. the suite: tests/run_tests.py inside "salloc -N 2 --ntasks-per-node=2"
+#     on hostA (PEs 0-1 on hostA, checked first), every
+#     launch through "srun --mpi=pmix -N 2 --overlap" (OSHRUN_LAUNCHER), two
+#     at a time: the same 3- and 4-PE subset as run.sh, placed 2+1 and 2+2,
+#     but for the PE killed by SIGKILL, whose test expects mpirun's report:
+#     here the job must end with status 137 and srun's report instead.
+#  2. oshrun: outside an allocation it picks mpirun, inside salloc srun
+#     --mpi=pmix (and says so, with the job's task count when not given
+#     -n), and passes srun options through; the ring example runs 2+2.
 #  3. sbatch: docs/examples/ring.sbatch, submitted as it is, must print the
 #     whole ring and the launcher line.
 #  4. lost link: link_loss.c under srun (as in run.sh): the job must end with
 #     a line naming the routine, a peer on hostB and its host.
+#
+#  --also COMMAND (repeatable) runs COMMAND with sh on hostA inside "salloc -N 2
+#     --ntasks-per-node=2", in the current directory, with the build's
+#     tools first in PATH, prints its output, and counts it as passed if it
+#     exits 0: to try other programs under Slurm.
 #
 # Needs root and Slurm (slurm-wlm, munge): without them it prints a SKIP
 # line and exits 0, never a silent pass. Every daemon is killed and every
 # file removed on every exit path. The last line is "N passed, M failed".
 set -u
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
 
 build=""
 suite_filter=""
 run_suite=1
 run_link=1
 scale=1
+also=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --suite-filter) suite_filter=$2; shift 2 ;;
         --no-suite) run_suite=0; shift ;;
         --no-link-loss) run_link=0; shift ;;
         --timeout-scale) scale=$2; shift 2 ;;
+        --also) also+=("$2"); shift 2 ;;
         -h|--help) usage; exit 0 ;;
         -*) echo "slurm.sh: unknown option $1" >&2; exit 2 ;;
         *) build=$1; shift ;;
@@ -153,11 +164,22 @@ cluster_settle() {
 
 # ---- 1. the suite across the hosts, under srun ----
 if [ $run_suite = 1 ]; then
+    # Where the suite's launches put their PEs (the nodes have more CPUs
+    # than that, so without --ntasks-per-node Slurm may pack 3+1).
+    # The allocation's SLURM_NTASKS_PER_NODE=2 is dropped: srun would warn
+    # at every 3-PE launch that it cannot honour it.
+    placed=$(on_host "$pida" salloc --quiet -N 2 --ntasks-per-node=2 env -u SLURM_NTASKS_PER_NODE sh -c \
+        'for n in 4 3; do srun -N 2 -n $n --overlap sh -c "echo \$SLURM_PROCID \$(hostname)" | sort -n | cut -d" " -f2 | paste -sd" "; done' 2>&1 | paste -sd'/')
+    if [ "$placed" = "hostA hostA hostB hostB/hostA hostA hostB" ]; then
+        pass "slurm/placement np=4 is 2+2, np=3 is 2+1"
+    else
+        fail "slurm/placement np=4 is 2+2, np=3 is 2+1" "PEs 0.. of 4 / of 3 on: $placed"
+    fi
     # Two launches at a time, as CI's other stages run (a launch is mostly
     # start-up and tear-down): --overlap lets two steps share the
     # allocation's CPUs.
     count_suite " [slurm]" on_host "$pida" env OSHRUN_LAUNCHER="srun --mpi=pmix -N 2 --overlap" \
-        salloc --quiet -N 2 -n 4 \
+        salloc --quiet -N 2 --ntasks-per-node=2 env -u SLURM_NTASKS_PER_NODE \
         python3 "$src/tests/run_tests.py" "$build" --only generated,manual --filter "$suite_filter" \
         --jobs 2 --timeout-scale "$scale" --label-suffix " [slurm]"
     cluster_settle
@@ -166,7 +188,7 @@ fi
 # ---- a PE killed by SIGKILL ends the job, as srun reports it ----
 fault_case() { # fault_case WHERE (barrier or wait)
     local where=$1 label="slurm/pe_fault_ends_job kill $1 np=3" status t0=$SECONDS problems="" pid left h
-    on_host "$pida" timeout -s KILL 40 salloc --quiet -N 2 -n 3 "$build/src/tools/oshrun" -n 3 -N 2 \
+    on_host "$pida" timeout -s KILL 40 salloc --quiet -N 2 --ntasks-per-node=2 env -u SLURM_NTASKS_PER_NODE "$build/src/tools/oshrun" -n 3 -N 2 \
         "$build/tests/manual/pe_fault_ends_job" kill "$where" >"$work/out" 2>"$work/err"
     status=$?
     [ $status = 137 ] || problems+="; exit status $status, expected 137 (the killed PE's)"
@@ -233,8 +255,8 @@ if ring_build; then
     # Inside: srun --mpi=pmix, said on stderr, across both hosts; srun's
     # own options (-N, --ntasks-per-node) passed through.
     oshrun_case "slurm/oshrun-in-salloc-uses-srun np=4" \
-        '^oshrun: launching 4 PEs with srun --mpi=pmix at .* \(Slurm job [0-9]+\)$' \
-        salloc --quiet -N 2 -n 4 oshrun --oshrun-verbose -n 4 "$work/ring"
+        '^oshrun: launching 4 PEs \(the job.s task count\) with srun --mpi=pmix at .* \(Slurm job [0-9]+\)$' \
+        salloc --quiet -N 2 --ntasks-per-node=2 oshrun --oshrun-verbose "$work/ring"
     oshrun_case "slurm/oshrun-in-salloc-passes-srun-options np=4" \
         '^srun --mpi=pmix -n 4 -N 2 --ntasks-per-node 2 /\S+/ring $' \
         salloc --quiet -N 2 -n 4 bash -c "oshrun --oshrun-dry-run -n 4 -N 2 --ntasks-per-node 2 '$work/ring' >&2 &&
@@ -272,6 +294,16 @@ if [ $run_link = 1 ] && link_loss_build; then
             srun --mpi=pmix -N 2 -n 4 --ntasks-per-node=2
     done
 fi
+
+# ---- other programs, given with --also ----
+for cmd in "${also[@]}"; do
+    on_host "$pida" env PATH="$build/src/tools:$PATH" timeout -s KILL 120 \
+        salloc --quiet -N 2 --ntasks-per-node=2 sh -c "cd '$PWD' && $cmd" >"$work/out" 2>&1
+    status=$?
+    sed 's/^/    | /' "$work/out" | tail -n 20
+    if [ $status = 0 ]; then pass "slurm/also: $cmd"; else fail "slurm/also: $cmd" "exit status $status"; fi
+done
+cluster_settle
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
