@@ -3,8 +3,8 @@
 # machine.
 #
 #   tests/multihost/slurm.sh BUILD_DIR [--suite-filter REGEX] [--no-suite]
-#                            [--no-link-loss] [--timeout-scale X]
-#                            [--also COMMAND]...
+#                            [--suite-only] [--no-link-loss]
+#                            [--timeout-scale X] [--also COMMAND]...
 #
 # The hosts of run.sh (hosts.sh: hostA and hostB, network namespaces with
 # their own hostname, /dev/shm and TMPDIR), with a Slurm cluster on them:
@@ -26,6 +26,8 @@
 #  4. lost link: link_loss.c under srun (as in run.sh): the job must end with
 #     a line naming the routine, a peer on hostB and its host.
 #
+#  --suite-only runs step 1 alone (with --suite-filter: one test, again and
+#     again, without the minutes of the other steps).
 #  --also COMMAND (repeatable) runs COMMAND with sh on hostA inside "salloc -N 2
 #     --ntasks-per-node=2", in the current directory, with the build's
 #     tools first in PATH, prints its output, and counts it as passed if it
@@ -36,12 +38,13 @@
 # file removed on every exit path. The last line is "N passed, M failed".
 set -u
 
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; }
 
 build=""
 suite_filter=""
 run_suite=1
 run_link=1
+run_rest=1
 scale=1
 also=()
 while [ $# -gt 0 ]; do
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
         --suite-filter) suite_filter=$2; shift 2 ;;
         --no-suite) run_suite=0; shift ;;
         --no-link-loss) run_link=0; shift ;;
+        --suite-only) run_rest=0; run_link=0; shift ;;
         --timeout-scale) scale=$2; shift 2 ;;
         --also) also+=("$2"); shift 2 ;;
         -h|--help) usage; exit 0 ;;
@@ -208,7 +212,7 @@ fault_case() { # fault_case WHERE (barrier or wait)
         sed 's/^/    | /' "$work/err" | tail -n 10
     fi
 }
-if [ $run_suite = 1 ]; then
+if [ $run_suite = 1 ] && [ $run_rest = 1 ]; then
     fault_case barrier
     fault_case wait
     cluster_settle
@@ -244,7 +248,7 @@ oshrun_case() { # oshrun_case LABEL EXPECTED_STDERR_REGEX command...
     if [ -z "$problems" ]; then pass "$label"; else fail "$label" "$problems"; fi
 }
 
-if ring_build; then
+if [ $run_rest = 1 ] && ring_build; then
     # Outside an allocation: mpirun (no SLURM_JOB_ID in the environment).
     which=$(on_host "$pida" env -u SLURM_JOB_ID PATH="$build/src/tools:$PATH" oshrun --oshrun-which 2>&1)
     if [[ $which =~ ^mpirun\ \(Open\ MPI ]]; then
