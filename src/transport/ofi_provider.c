@@ -33,7 +33,9 @@ const char *shmemi_ofi_choice_reason(void)
 
 static int usable(const struct fi_info *fi)
 {
-    /* udp;ofi_rxd hangs on this libfabric: never take it by ourselves. */
+    /* udp;ofi_rxd (libfabric 1.17) dies of SIGSEGV inside the provider's
+     * progress at the first barrier of 2 PEs (docs/providers.md): never
+     * take it by ourselves. */
     return !strstr(fi->fabric_attr->prov_name, "ofi_rxd");
 }
 
@@ -65,6 +67,7 @@ static struct fi_info *provider_hints(const char *want)
 
 static struct fi_info *with_write_order(struct fi_info *pick);
 static struct fi_info *with_flush_fence(struct fi_info *pick);
+static struct fi_info *with_own_progress(struct fi_info *pick);
 
 /* The providers usable here and the one a job would choose (shoal-info). */
 void shmemi_ofi_print_providers(FILE *out)
@@ -97,7 +100,7 @@ void shmemi_ofi_print_providers(FILE *out)
             chosen_info = f;
         }
         fprintf(out, "  %-14s %s\n", name,
-                chosen == name ? "<- chosen" : usable(f) ? "usable" : "skipped (hangs on this libfabric)");
+                chosen == name ? "<- chosen" : usable(f) ? "usable" : "skipped (crashes at 2 PEs on libfabric 1.17)");
     }
     if (chosen)
         fprintf(out, "  chosen by %s\n", want[0] ? "SHMEM_OFI_PROVIDER" : fip ? "FI_PROVIDER (libfabric's filter)"
@@ -106,7 +109,7 @@ void shmemi_ofi_print_providers(FILE *out)
         /* What a job would do on it: the same refinements as at start-up. */
         struct fi_info *c = fi_dupinfo(chosen_info);
         if (c) {
-            c = with_flush_fence(with_write_order(c));
+            c = with_own_progress(with_flush_fence(with_write_order(c)));
             shmemi_ofi_plan(c);
             shmemi_ofi_print_plan(out, c, "  ");
             memset(&shmemi_ofi, 0, sizeof shmemi_ofi);
@@ -139,6 +142,44 @@ static struct fi_info *with_write_order(struct fi_info *pick)
         if (ordered) {
             fi_freeinfo(pick);
             pick = ordered;
+        }
+    }
+    if (got)
+        fi_freeinfo(got);
+    fi_freeinfo(hints);
+    return pick;
+}
+
+/* sockets, asked for manual data progress: Shoal's waits and its progress
+ * thread drive it, as they drive tcp and shm. With the provider's own
+ * progress thread (its default, FI_PROGRESS_AUTO) round trips stalled:
+ * ~22 ms each while the thread spins (FI_SOCKETS_PE_WAITTIME, 10 ms by
+ * default) on cores the PEs share, and, with the spin off, now and then
+ * for tens of seconds, every PE waiting for a fetching AMO until traffic
+ * from elsewhere woke a sleeping thread (docs/providers.md). Asked last,
+ * keeping the order and fence obtained before; kept only if the same
+ * provider answers. */
+static struct fi_info *with_own_progress(struct fi_info *pick)
+{
+    struct fi_info *hints, *got = NULL;
+
+    if (strcmp(pick->fabric_attr->prov_name, "sockets") || pick->domain_attr->data_progress == FI_PROGRESS_MANUAL)
+        return pick;
+    hints = provider_hints(pick->fabric_attr->prov_name);
+    if (!hints)
+        return pick;
+    /* What the earlier refinements obtained, kept. */
+    hints->tx_attr->msg_order = pick->tx_attr->msg_order;
+    hints->caps |= pick->caps & FI_FENCE;
+    hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+    hints->domain_attr->control_progress = FI_PROGRESS_MANUAL;
+    if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &got) == 0 && got &&
+        strcmp(got->fabric_attr->prov_name, pick->fabric_attr->prov_name) == 0 &&
+        got->domain_attr->data_progress == FI_PROGRESS_MANUAL) {
+        struct fi_info *manual = fi_dupinfo(got);
+        if (manual) {
+            fi_freeinfo(pick);
+            pick = manual;
         }
     }
     if (got)
@@ -204,7 +245,7 @@ struct fi_info *shmemi_ofi_choose_provider(const char *routine)
         if (usable(f) || want[0])
             pick = f;
     if (!pick)
-        shmemi_fatal(routine, "the only libfabric providers offered are udp;ofi_rxd, which hangs here: "
+        shmemi_fatal(routine, "the only libfabric providers offered are udp;ofi_rxd, which crashes at 2 PEs on libfabric 1.17: "
                      "set FI_PROVIDER or SHMEM_OFI_PROVIDER to tcp, shm or sockets");
     if (want[0])
         snprintf(choice_reason, sizeof choice_reason, "SHMEM_OFI_PROVIDER=%s", want);
@@ -218,7 +259,7 @@ struct fi_info *shmemi_ofi_choose_provider(const char *routine)
     fi_freeinfo(hints);
     if (!pick)
         shmemi_fatal(routine, "out of memory");
-    return with_flush_fence(with_write_order(pick));
+    return with_own_progress(with_flush_fence(with_write_order(pick)));
 }
 
 int shmemi_ofi_transmit_complete(void)
@@ -273,6 +314,9 @@ void shmemi_ofi_print_plan(FILE *out, const struct fi_info *fi, const char *inde
                 "the registered bounce pool up to %zu B, registered per call above\n", indent,
                 (fi->domain_attr->mr_mode & FI_MR_LOCAL) ? "FI_MR_LOCAL required" : "forced by SHMEM_OFI_FORCE",
                 shmemi_settings.ofi_bounce_size);
+    if (strcmp(fi->fabric_attr->prov_name, "sockets") == 0 && fi->domain_attr->data_progress == FI_PROGRESS_MANUAL)
+        fprintf(out, "%sdata progress: manual, asked for: Shoal's waits and progress thread drive the provider "
+                "(its own thread stalled round trips)\n", indent);
     if (!o->need_context)
         fprintf(out, "%soperation contexts: none (no FI_CONTEXT mode)\n", indent);
     else
