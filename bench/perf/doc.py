@@ -10,7 +10,7 @@ import re
 import shutil
 
 from .launch import log, run
-from .report import KEY_NOTE, summary_lines
+from .report import summary_lines
 
 DOC_BEGIN, DOC_END = "<!-- run.py begin -->", "<!-- run.py end -->"
 TABLES = "tables.md"  # in the report's perf/ folder
