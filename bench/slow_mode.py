@@ -8,8 +8,11 @@ range and how many launches fell in the slow mode.
       --launches 20 --variant default: --variant nothread:SHMEM_PROGRESS_THREAD=0
 
 A variant is NAME:K=V,K=V (Shoal's environment; its name starting with
-"sos" runs the --sos-prefix library instead). Each launch prints one line:
-fetch-add, adds back to back, get 8 B (ns), then per PE "main@CPUs
+"sos" runs the --sos-prefix library instead, "before" the Shoal build
+given by --before-build, e.g. an older checkout's). Each launch prints one line:
+fetch-add, adds back to back + quiet, the same + a fetch
+that proves them applied, get 8 B (ns), the cache-line round trip
+between the PEs' cores before/after, then per PE "main@CPUs
 ivcsw" and the other threads that ran ("thread: vcsw/ivcsw ticks").
 A launch is slow when its fetch-add is above --slow-factor (1.8) times the
 fastest launch of its variant. Nothing here is Shoal-specific but the
@@ -52,6 +55,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shoal-build", default=os.path.join(HERE, "..", "build"))
     ap.add_argument("--sos-prefix", default=None)
+    ap.add_argument("--before-build", default=None, help="another Shoal build, for variants named before*")
     ap.add_argument("--provider", default="shm")
     ap.add_argument("--launches", type=int, default=20)
     ap.add_argument("--budget-ms", default="100")
@@ -66,13 +70,21 @@ def main():
 
     work = os.path.join(HERE, "_build", "slow_mode")
     os.makedirs(work, exist_ok=True)
-    build = os.path.abspath(args.shoal_build)
-    shoal_probe = os.path.join(work, "probe_shoal")
-    compile_probe([os.environ.get("CC", "cc")], ["-I", os.path.join(build, "include"), "-I",
-                  os.path.join(HERE, "..", "include")],
-                  ["-L", os.path.join(build, "src"), "-lshmem", f"-Wl,-rpath,{os.path.join(build, 'src')}"],
-                  shoal_probe)
-    shoal_run = [os.path.join(build, "src", "tools", "oshrun"), "-n", "2"]
+    def shoal(build, name):
+        build = os.path.abspath(build)
+        with open(os.path.join(build, "meson-info", "meson-info.json")) as f:
+            src = json.load(f)["directories"]["source"]
+        probe = os.path.join(work, name)
+        compile_probe([os.environ.get("CC", "cc")], ["-I", os.path.join(build, "include"), "-I",
+                      os.path.join(src, "include")],
+                      ["-L", os.path.join(build, "src"), "-lshmem", f"-Wl,-rpath,{os.path.join(build, 'src')}"],
+                      probe)
+        return probe, [os.path.join(build, "src", "tools", "oshrun"), "-n", "2"]
+
+    shoal_probe, shoal_run = shoal(args.shoal_build, "probe_shoal")
+    before_probe = before_run = None
+    if args.before_build:
+        before_probe, before_run = shoal(args.before_build, "probe_before")
     sos_probe = sos_run = None
     if args.sos_prefix:
         sos_probe = os.path.join(work, "probe_sos")
@@ -94,9 +106,10 @@ def main():
             if is_sos:
                 env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
             env.update(parse_env(spec))
-            probe, launch = (sos_probe, sos_run) if is_sos else (shoal_probe, shoal_run)
+            probe, launch = (sos_probe, sos_run) if is_sos else \
+                (before_probe, before_run) if name.startswith("before") else (shoal_probe, shoal_run)
             if probe is None:
-                sys.exit("slow_mode.py: a sos variant needs --sos-prefix")
+                sys.exit(f"slow_mode.py: variant {name} needs --sos-prefix or --before-build")
             cmd = launch + extra
             if args.taskset:
                 # each rank pins itself: a wrapper reading the launcher's rank variable
@@ -117,10 +130,12 @@ def main():
             if out:
                 out.write(json.dumps({"launch": i, "variant": name, **r}) + "\n")
             print(f"{i:2d} {name:12s} fadd {r['fetch_add_ns']:7.0f} add_nq {r['add_nq_ns']:7.0f} "
+                  f"+fetch {r['add_nq_fetched_ns']:7.0f} "
                   f"get {r['get_ns']:7.0f} line {r['line_rtt_ns'][0]:4.0f}/{r['line_rtt_ns'][1]:4.0f} | " + " | ".join(summary(pe) for pe in r["pes"]), flush=True)
 
     print(f"\nuptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
-    print(f"{'variant':12s} {'n':>3s} {'fetch-add median (min-max)':>28s} {'adds b2b':>24s} {'get 8 B':>24s} slow")
+    print(f"{'variant':12s} {'n':>3s} {'fetch-add median (min-max)':>28s} {'adds b2b + quiet':>24s} "
+          f"{'+ a fetch':>24s} {'get 8 B':>24s} slow")
     for v in variants:
         rs = results[v]
         if not rs:
@@ -131,7 +146,7 @@ def main():
         fast = min(r["fetch_add_ns"] for r in rs)
         slow = sum(r["fetch_add_ns"] > args.slow_factor * fast for r in rs)
         print(f"{v.partition(':')[0]:12s} {len(rs):3d} {col('fetch_add_ns'):>28s} {col('add_nq_ns'):>24s} "
-              f"{col('get_ns'):>24s} {slow}/{len(rs)}")
+              f"{col('add_nq_fetched_ns'):>24s} {col('get_ns'):>24s} {slow}/{len(rs)}")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 /*
  * bench/slow_mode_probe.c — one launch's latency and what its threads did,
  * to find what puts a whole launch of the network path in its slow mode.
- * 2 PEs; PE 0 times fetch-adds, adds back to back + one quiet, and 8-byte
- * gets on a word of PE 1, which waits in a barrier. Standard OpenSHMEM only
+ * 2 PEs; PE 0 times fetch-adds, adds back to back + one quiet (and the
+ * same followed by a fetch that proves them applied), and 8-byte gets on a
+ * word of PE 1, which waits in a barrier. Standard OpenSHMEM only
  * (it runs against any implementation); the thread figures come from
  * /proc, not from the library.
  *
  * Output, PE 0's stdout, one JSON line per launch:
- *   {"fetch_add_ns":..,"add_nq_ns":..,"get_ns":..,"line_rtt_ns":[before,after],"pes":[{"pe":0,"threads":[
+ *   {"fetch_add_ns":..,"add_nq_ns":..,"add_nq_fetched_ns":..,"get_ns":..,"line_rtt_ns":[before,after],"pes":[{"pe":0,"threads":[
  *     {"tid":..,"comm":..,"cpus":"0-1","cpu_hist":{..},"vcsw":..,"ivcsw":..,"ticks":..}]}]}
  * cpu_hist counts, for each thread, the CPU it was last seen on by samples
  * taken every 10 ms during the timed part (field 39 of /proc/self/task/T/stat,
@@ -208,6 +209,18 @@ static void add_nq(void *arg, long n)
     shmem_quiet();
 }
 
+/* The same, then a fetch from the word: it returns only once every add
+ * before it is applied, so this row costs a delivered stream whatever
+ * quiet promises (SOS's quiet returns before its adds are applied). */
+static void add_nq_fetched(void *arg, long n)
+{
+    (void)arg;
+    for (long i = 0; i < n; i++)
+        shmem_long_atomic_add(word, 1, 1);
+    shmem_quiet();
+    sink = shmem_long_atomic_fetch(word, 1);
+}
+
 static void get8(void *arg, long n)
 {
     long v;
@@ -244,7 +257,7 @@ int main(int argc, char **argv)
     struct bench_args a;
     pthread_t st;
     int me;
-    double fa = 0, an = 0, g = 0, rtt0, rtt1;
+    double fa = 0, an = 0, anf = 0, g = 0, rtt0, rtt1;
 
     bench_parse_args(argc, argv, &a, 8, 8);
     shmem_init();
@@ -270,6 +283,7 @@ int main(int argc, char **argv)
     if (me == 0) {
         fa = bench_time_local(fetch_add, NULL, a.budget_ns);
         an = bench_time_local(add_nq, NULL, a.budget_ns);
+        anf = bench_time_local(add_nq_fetched, NULL, a.budget_ns);
         g = bench_time_local(get8, NULL, a.budget_ns);
     }
     shmem_barrier_all();
@@ -299,8 +313,9 @@ int main(int argc, char **argv)
         }
         shmem_barrier_all();
         if (me == 0) {
-            printf("{\"fetch_add_ns\":%.1f,\"add_nq_ns\":%.1f,\"get_ns\":%.1f,\"line_rtt_ns\":[%.1f,%.1f],\"pes\":[",
-                   fa, an, g, rtt0, rtt1);
+            printf("{\"fetch_add_ns\":%.1f,\"add_nq_ns\":%.1f,\"add_nq_fetched_ns\":%.1f,\"get_ns\":%.1f,"
+                   "\"line_rtt_ns\":[%.1f,%.1f],\"pes\":[",
+                   fa, an, anf, g, rtt0, rtt1);
             print_threads(0);
             printf(",%s]}\n", buf);
             fflush(stdout);
