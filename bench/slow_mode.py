@@ -13,7 +13,7 @@ given by --before-build, e.g. an older checkout's). Each launch prints one line:
 fetch-add, adds back to back + quiet, the same + a fetch
 that proves them applied, get 8 B (ns), the cache-line round trip
 between the PEs' cores before/after, then per PE "main@CPUs
-ivcsw" and the other threads that ran ("thread: vcsw/ivcsw ticks").
+ivcsw ticks" and the other threads that ran ("thread: vcsw/ivcsw ticks").
 A launch is slow when its fetch-add is above --slow-factor (1.8) times the
 fastest launch of its variant. Nothing here is Shoal-specific but the
 build paths: the probe uses standard OpenSHMEM and reads /proc itself.
@@ -44,7 +44,9 @@ def parse_env(spec):
 
 def summary(pe):
     main = pe["threads"][0]
-    parts = [f"main@{main['cpus']} iv{main['ivcsw']}"]
+    # ticks: CPU time (1/100 s) the main thread got over the timed part;
+    # a PE whose core other jobs share gets few, and its launch is slow
+    parts = [f"main@{main['cpus']} iv{main['ivcsw']} {main['ticks']}tk"]
     for t in pe["threads"][1:]:
         if t["vcsw"] or t["ivcsw"] or t["ticks"]:
             parts.append(f"t{t['tid'] % 1000}: v{t['vcsw']}/iv{t['ivcsw']} {t['ticks']}tk")
