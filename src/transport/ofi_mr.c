@@ -18,7 +18,7 @@
 
 /* What a PE publishes: its regions' keys and its endpoint address, only
  * the bytes fi_getname gave (16 on tcp), so the bootstrap stores about
- * 56 bytes per PE. Host names are the launcher's (PMIX_HOSTNAME, per
+ * 52 bytes per PE. Host names are the launcher's (PMIX_HOSTNAME, per
  * node), not ours. */
 struct ofi_card {
     struct shmemi_ofi_remote reg[SHMEMI_OFI_NREG];
