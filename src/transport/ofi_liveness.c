@@ -85,6 +85,12 @@ static SHMEMI_NORETURN void lost_peer(const char *routine, int pe, uint64_t ms)
                  (double)ms / 1000, shmemi_ofi.info->fabric_attr->prov_name, shmemi_settings.ofi_timeout);
 }
 
+/* This PE has read pe's card (the peer table exists once connected). */
+static int met(int pe)
+{
+    return shmemi_ofi.peer && __atomic_load_n(&shmemi_ofi.peer[pe].ready, __ATOMIC_ACQUIRE);
+}
+
 /* Peers the network path serves, not mapped here: node-local peers
  * answer by shared memory and need no probe. Only peers this PE has been
  * in contact with are probed: a probe would otherwise be the first
@@ -92,8 +98,7 @@ static SHMEMI_NORETURN void lost_peer(const char *routine, int pe, uint64_t ms)
  * peer lost before anyone contacted it is found by the first who does. */
 static int off_node(int pe)
 {
-    return pe != shmemi_world.my_pe && !shmemi_peer_addr(SHMEMI_SEG_HEAP, 0, pe) &&
-           __atomic_load_n(&shmemi_ofi.peer[pe].ready, __ATOMIC_ACQUIRE);
+    return pe != shmemi_world.my_pe && !shmemi_peer_addr(SHMEMI_SEG_HEAP, 0, pe) && met(pe);
 }
 
 static void probe_post(struct probe_slot *s, int pe)
@@ -129,8 +134,7 @@ static void probe_start(uint64_t now)
         any |= off_node(pe);
     for (int i = 0; i < n_pes && n < PROBE_MAX; i++) {
         int pe = (probe.next + i) % n_pes;
-        if (pe == shmemi_world.my_pe || (any && !off_node(pe)) ||
-            !__atomic_load_n(&shmemi_ofi.peer[pe].ready, __ATOMIC_ACQUIRE))
+        if (pe == shmemi_world.my_pe || (any && !off_node(pe)) || !met(pe))
             continue;
         probe.slot[n].pe = pe;
         n++;
