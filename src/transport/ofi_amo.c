@@ -300,7 +300,8 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
         shmemi_ofi_quiet_ep(e, routine);
         if (o->mr_local)
             buf = (uint64_t *)shmemi_ofi_bounce_grab(e, 2 * sizeof(uint64_t), &desc, pe, routine);
-        SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, buf ? &buf[0] : &cur, size, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx),
+        SHMEMI_OFI_POST(e, &e->r,
+                        fi_read(e->ep, buf ? &buf[0] : &cur, size, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx),
                         "fi_read", pe, routine);
         shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
         if (buf)
