@@ -68,10 +68,12 @@ static void world_up(const char *routine)
 
     /* Before anything lands in /dev/shm. */
     shmemi_cleanup_arm();
+    shmemi_init_phase(NULL); /* SHMEM_INIT_TIMING's clock starts */
     /* First, while no other thread exists (PMIx starts one): a global
      * written during the remap would be lost. */
     shmemi_data_expose(routine);
     shmemi_boot_init(bi, routine);
+    shmemi_init_phase("pmix_init");
     w->my_pe = bi->rank;
     w->n_pes = bi->size;
     w->singleton = bi->singleton;
@@ -94,17 +96,24 @@ static void world_up(const char *routine)
     if (shmemi_alloc_init(shmemi_map.seg_size[SHMEMI_SEG_HEAP] - pool) != 0)
         shmemi_fatal(routine, "out of memory");
     shmemi_team_pool_setup(shmemi_map.seg_size[SHMEMI_SEG_HEAP] - pool, pool, team_block_bytes, routine);
+    shmemi_init_phase("teams_heap");
     /* Opens libfabric when some peer needs it; its card rides on the
      * segment exchange's fence. */
     shmemi_transport_prepare(bi, routine);
+    shmemi_init_phase("ofi_publish");
     shmemi_segments_exchange(bi, routine);
+    shmemi_init_phase("map_peers");
     shmemi_transport_select(routine);
+    shmemi_init_phase("peer_table");
     /* Once every PE has mapped every segment, the names can go. */
     shmemi_barrier_team(&shmemi_team_world);
+    shmemi_init_phase("barrier");
     shmemi_segments_unlink();
     shmemi_fast_fill();
     shmemi_transport_start();
+    shmemi_init_phase("start");
     print_banner();
+    shmemi_init_phase_report();
 }
 
 static void world_down(void)

@@ -38,6 +38,15 @@ struct shmemi_world {
 
 extern struct shmemi_world shmemi_world;
 
+/* SHMEM_INIT_TIMING: shmem_init's phases, timed for site admins and for
+ * bench/startup_scale. shmemi_init_phase(name) ends the phase `name`
+ * (the first call starts the clock); shmemi_init_phase_report prints
+ * them (=1: PE 0 only; =all: every PE, one line each). Off: one getenv. */
+void shmemi_init_phase(const char *name);
+void shmemi_init_phase_report(void);
+/* This PE prints SHMEM_INIT_TIMING's lines (for reports at finalize). */
+int shmemi_init_timing_prints(void);
+
 /* Whether the `spins`-th unsatisfied poll of a wait gives up the CPU.
  * Up to spin_limit, never. Past it, every poll when node-local PEs
  * outnumber cores (the PE we wait for may need this core), else every

@@ -26,6 +26,12 @@ void shmemi_boot_fini(struct shmemi_boot_info *bi);
 void shmemi_boot_put(const char *key, const void *data, size_t len, const char *routine);
 void shmemi_boot_exchange(const char *routine);
 void shmemi_boot_get(int pe, const char *key, void *data, size_t len, const char *routine);
+/* The same for a blob of at most `max` bytes: returns its length. */
+size_t shmemi_boot_get_var(int pe, const char *key, void *data, size_t max, const char *routine);
+/* The host PE `pe` runs on, as the launcher names it (one string per
+ * node in the launcher's store, none of ours per PE); "?" if unknown.
+ * For error messages: it costs a lookup. */
+void shmemi_boot_hostname(int pe, char *out, size_t len);
 
 /* SHMEM_VIRTUAL_NODES: keep in local_pes only the PEs of this PE's
  * group among k contiguous groups (k <= 1: no change). */

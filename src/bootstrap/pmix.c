@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pmix.h>
 
@@ -199,17 +200,19 @@ void shmemi_boot_exchange(const char *routine)
     PMIX_INFO_DESTRUCT(&info);
 }
 
-void shmemi_boot_get(int pe, const char *key, void *data, size_t len, const char *routine)
+/* One PE's blob of at most `max` bytes; returns its length. */
+size_t shmemi_boot_get_var(int pe, const char *key, void *data, size_t max, const char *routine)
 {
     pmix_proc_t p;
     pmix_value_t *v = NULL;
     pmix_status_t rc;
+    size_t len;
 
     if (!boot.active) {
         for (size_t i = 0; i < sizeof boot.local / sizeof boot.local[0]; i++)
-            if (!strcmp(boot.local[i].key, key) && boot.local[i].len == len) {
-                memcpy(data, boot.local[i].data, len);
-                return;
+            if (!strcmp(boot.local[i].key, key) && boot.local[i].len <= max) {
+                memcpy(data, boot.local[i].data, boot.local[i].len);
+                return boot.local[i].len;
             }
         shmemi_fatal(routine, "bootstrap key %s not found", key);
     }
@@ -219,10 +222,39 @@ void shmemi_boot_get(int pe, const char *key, void *data, size_t len, const char
     rc = PMIx_Get(&p, key, NULL, 0, &v);
     if (rc != PMIX_SUCCESS)
         shmemi_fatal(routine, "PMIx_Get(%s) from PE %d failed: %s", key, pe, PMIx_Error_string(rc));
-    if (v->type != PMIX_BYTE_OBJECT || v->data.bo.size != len)
+    if (v->type != PMIX_BYTE_OBJECT || v->data.bo.size > max)
         shmemi_fatal(routine, "PMIx_Get(%s) from PE %d: unexpected value (type %d, %zu bytes)", key, pe,
                      (int)v->type, v->type == PMIX_BYTE_OBJECT ? v->data.bo.size : (size_t)0);
+    len = v->data.bo.size;
     memcpy(data, v->data.bo.bytes, len);
     PMIX_VALUE_RELEASE(v);
+    return len;
 }
 
+void shmemi_boot_get(int pe, const char *key, void *data, size_t len, const char *routine)
+{
+    if (shmemi_boot_get_var(pe, key, data, len, routine) != len)
+        shmemi_fatal(routine, "bootstrap key %s from PE %d: not %zu bytes", key, pe, len);
+}
+
+void shmemi_boot_hostname(int pe, char *out, size_t len)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+
+    snprintf(out, len, "?");
+    if (!boot.active) {
+        if (gethostname(out, len - 1) != 0)
+            snprintf(out, len, "?");
+        out[len - 1] = '\0';
+        return;
+    }
+    PMIX_PROC_CONSTRUCT(&p);
+    memcpy(p.nspace, boot.me.nspace, sizeof p.nspace);
+    p.rank = (pmix_rank_t)pe;
+    if (PMIx_Get(&p, PMIX_HOSTNAME, NULL, 0, &v) != PMIX_SUCCESS || !v)
+        return;
+    if (v->type == PMIX_STRING && v->data.string)
+        snprintf(out, len, "%s", v->data.string);
+    PMIX_VALUE_RELEASE(v);
+}

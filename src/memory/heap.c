@@ -103,6 +103,7 @@ void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *rou
     mine.data_size = shmemi_map.seg_size[SHMEMI_SEG_DATA];
     shmemi_boot_put(CARD_KEY, &mine, sizeof mine, routine);
     shmemi_boot_exchange(routine);
+    shmemi_init_phase("pmix_fence");
 
     for (int s = 0; s < SHMEMI_SEG_COUNT; s++)
         shmemi_map.peer_base[s] = peer_array(w->n_pes, routine);

@@ -1,8 +1,8 @@
 /*
  * transport/ofi.c — bringing the libfabric path up and down, in order:
  * provider (ofi_provider.c), fabric, domain and AV, the default context's
- * endpoint (ofi_ep.c), registration and the address/key exchange
- * (ofi_mr.c), the progress thread (ofi_progress.c); lost peers are
+ * endpoint (ofi_ep.c), registration and the card each peer is read
+ * from on first contact (ofi_mr.c), the progress thread (ofi_progress.c); lost peers are
  * ofi_liveness.c's.
  */
 #include <stdio.h>
@@ -14,12 +14,26 @@
 
 struct shmemi_ofi shmemi_ofi;
 
+/* Provider settings Shoal chooses unless the user did (before the first
+ * libfabric call, which reads them). tcp;ofi_rxm keeps, per endpoint, two
+ * pools of 1024 buffers of FI_OFI_RXM_BUFFER_SIZE bytes (16 KiB by
+ * default): 87 MB of a PE's 89 MB. Shoal sends no messages; those buffers
+ * carry only rxm's emulated atomics (operands of at most 16 bytes) and
+ * RMA bookkeeping, so 4 KiB is ample and a PE holds 26 MB (docs/
+ * performance.md, "Start-up and memory at scale"). */
+static void provider_defaults(void)
+{
+    setenv("FI_OFI_RXM_BUFFER_SIZE", "4096", 0);
+}
+
 void shmemi_ofi_open(const char *routine)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
     struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)shmemi_world.n_pes};
 
+    provider_defaults();
     o->info = shmemi_ofi_choose_provider(routine);
+    shmemi_init_phase("ofi_getinfo");
     o->inject_size = o->info->tx_attr->inject_size;
     o->bounce_size = shmemi_settings.ofi_bounce_size;
     o->manual_progress = o->info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
@@ -37,7 +51,9 @@ void shmemi_ofi_open(const char *routine)
     SHMEMI_OFI_CHECK(fi_fabric(o->info->fabric_attr, &o->fabric, NULL), "fi_fabric", routine);
     SHMEMI_OFI_CHECK(fi_domain(o->fabric, o->info, &o->domain, NULL), "fi_domain", routine);
     SHMEMI_OFI_CHECK(fi_av_open(o->domain, &ava, &o->av, NULL), "fi_av_open", routine);
+    shmemi_init_phase("ofi_domain");
     shmemi_ofi_ep_open(&o->main, routine);
+    shmemi_init_phase("ofi_endpoint");
     if (o->mr_local)
         o->scratch_desc = shmemi_ofi_reg_owned(o->main.ep, &shmemi_ofi_scratch, sizeof shmemi_ofi_scratch,
                                                &o->scratch_mr, routine);
@@ -86,6 +102,10 @@ void shmemi_ofi_close(void)
 
     shmemi_ofi_progress_thread_stop();
     shmemi_world.net_progress = 0;
+    /* How lazy start-up paid off: peers whose card this PE ever read. */
+    if (o->peer && shmemi_init_timing_prints())
+        fprintf(stderr, "shoal: PE %d: met %d of %d PEs on the network path\n", shmemi_world.my_pe,
+                shmemi_ofi_resolved_count(), shmemi_world.n_pes);
     shmemi_ofi_ctx_release();
     shmemi_ofi_ep_close(&o->main);
     for (int i = 0; i < SHMEMI_OFI_NREG; i++)
@@ -96,9 +116,8 @@ void shmemi_ofi_close(void)
     SHMEMI_OFI_CLOSE(o->fabric);
     if (o->info)
         fi_freeinfo(o->info);
-    free(o->addr);
-    free(o->remote);
-    free(o->host);
+    free(o->peer);
+    shmemi_ofi_peers_reset();
     memset(o, 0, sizeof *o);
     shmemi_ofi_liveness_reset();
     shmemi_ofi_forget_shm_names();

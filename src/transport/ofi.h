@@ -89,6 +89,16 @@ struct shmemi_ofi_remote {
 #define SHMEMI_OFI_ADDR_MAX 224 /* bytes of an endpoint address (fi_getname) */
 #define SHMEMI_OFI_NREG 2 /* registered regions: 0 heap (control region + heap), 1 data */
 
+/* What this PE knows of a peer on the network path: read from the peer's
+ * card (ofi_mr.c) on first contact, not at init, so start-up costs no
+ * PMIx lookup and no AV entry per peer, and a PE keeps only the peers it
+ * talks to (the table is calloc'd: untouched pages cost no memory). */
+struct shmemi_ofi_peer {
+    fi_addr_t addr;                                   /* in our AV */
+    struct shmemi_ofi_remote reg[SHMEMI_OFI_NREG];
+    int ready;                                        /* set (release) once filled */
+};
+
 struct shmemi_ofi {
     struct fi_info *info;
     struct fid_fabric *fabric;
@@ -96,8 +106,7 @@ struct shmemi_ofi {
     struct fid_av *av;
     struct shmemi_ofi_ep main; /* default context; every peer targets it */
     struct fid_mr *mr[SHMEMI_OFI_NREG];
-    fi_addr_t *addr;                  /* [pe] */
-    struct shmemi_ofi_remote *remote; /* [pe * SHMEMI_OFI_NREG + reg] */
+    struct shmemi_ofi_peer *peer;     /* [pe], filled on first contact */
     size_t inject_size;
     size_t bounce_size;  /* largest bounced put; <= inject_size: none */
     int manual_progress;
@@ -115,7 +124,6 @@ struct shmemi_ofi {
      * at most SHMEMI_OFI_AMO_WINDOW of the endpoint's writes in flight. */
     int amo_windowed;
     int lock_capable;    /* 64-bit unsigned cswap/fetch/write: the software path can run */
-    char (*host)[64];    /* [pe] host name, for errors that name a peer */
     /* What the provider requires of the local side (or SHMEM_OFI_FORCE
      * makes us act as if it did; docs/providers.md). */
     int mr_local;        /* FI_MR_LOCAL: every local buffer registered, desc passed */
@@ -175,9 +183,14 @@ void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine);
 void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e);
 void shmemi_ofi_forget_shm_names(void);
 
-/* ofi_mr.c: register and publish (open), read every peer's (connect). */
+/* ofi_mr.c: register and publish (open), make the peer table (connect);
+ * a peer's card is read on first contact (shmemi_ofi_peer_of). */
 void shmemi_ofi_publish(const char *routine);
 void shmemi_ofi_exchange(const char *routine);
+void shmemi_ofi_resolve(int pe);
+/* Peers resolved so far (SHMEM_INFO, tests of the lazy path). */
+int shmemi_ofi_resolved_count(void);
+void shmemi_ofi_peers_reset(void);
 
 /* ofi_posted.c: puts and non-fetching AMOs counted complete before the
  * target applied them, and the flush (one read per PE they went to)
@@ -284,8 +297,10 @@ void shmemi_ofi_amo_query(void);
 int shmemi_ofi_signal(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64_t v, const char *routine);
 const char *shmemi_ofi_amo_summary(void);
 
-/* Remote (address, key) of (seg, off) on pe. */
+/* Remote (address, key) of (seg, off) on pe, and pe's AV address: each
+ * reads pe's card first if this is the first contact. */
 static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *key);
+static inline fi_addr_t shmemi_ofi_addr(int pe);
 
 #include "memory/ctrl.h"
 #include "base/world.h"
@@ -303,10 +318,26 @@ static inline struct shmemi_ofi_ep *shmemi_ofi_ctx_ep(shmem_ctx_t ctx)
     return e ? e : shmemi_ofi_ctx_ep_first(ctx);
 }
 
+/* Every path to a peer (RMA, AMOs, flushes, signals, probes, contexts'
+ * endpoints, which share the AV) comes through here. */
+static inline const struct shmemi_ofi_peer *shmemi_ofi_peer_of(int pe)
+{
+    const struct shmemi_ofi_peer *p = &shmemi_ofi.peer[pe];
+
+    if (__builtin_expect(!__atomic_load_n(&p->ready, __ATOMIC_ACQUIRE), 0))
+        shmemi_ofi_resolve(pe);
+    return p;
+}
+
+static inline fi_addr_t shmemi_ofi_addr(int pe)
+{
+    return shmemi_ofi_peer_of(pe)->addr;
+}
+
 static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *key)
 {
     int reg = seg == SHMEMI_SEG_DATA;
-    const struct shmemi_ofi_remote *r = &shmemi_ofi.remote[(size_t)pe * SHMEMI_OFI_NREG + reg];
+    const struct shmemi_ofi_remote *r = &shmemi_ofi_peer_of(pe)->reg[reg];
 
     if (seg == SHMEMI_SEG_HEAP)
         off += SHMEMI_CTRL_SIZE;

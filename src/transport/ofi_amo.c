@@ -138,7 +138,7 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
 {
     struct shmemi_ofi *o = &shmemi_ofi;
     uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key), zero = 0, scratch;
-    fi_addr_t to = o->addr[pe];
+    fi_addr_t to = shmemi_ofi_addr(pe);
     enum fi_op fop = fi_op_of(op);
 
     if (op == SHMEMI_AMO_FETCH)
@@ -192,7 +192,7 @@ static void posted_op(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum
     struct shmemi_ofi *o = &shmemi_ofi;
     struct fi_ioc ioc = {.addr = (void *)value, .count = 1};
     struct fi_rma_ioc rma = {.count = 1};
-    struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
+    struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = shmemi_ofi_addr(pe), .rma_iov = &rma,
                                 .rma_iov_count = 1, .datatype = dt, .op = fi_op_of(op)};
     void *desc = NULL;
 
@@ -245,7 +245,7 @@ static void tracked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum s
     }
     SHMEMI_OFI_POST(e, &e->r,
                     fi_fetch_atomic(e->ep, value, 1, desc, shmemi_ofi_scratch.discard, shmemi_ofi.scratch_desc,
-                                    shmemi_ofi.addr[pe], raddr, key, dt, fi_op_of(op), op_ctx),
+                                    shmemi_ofi_addr(pe), raddr, key, dt, fi_op_of(op), op_ctx),
                     "fi_fetch_atomic", pe, routine);
     if (buf)
         shmemi_ofi_bounce_drop(e);
@@ -300,7 +300,8 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
         shmemi_ofi_quiet_ep(e, routine);
         if (o->mr_local)
             buf = (uint64_t *)shmemi_ofi_bounce_grab(e, 2 * sizeof(uint64_t), &desc, pe, routine);
-        SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, buf ? &buf[0] : &cur, size, desc, o->addr[pe], raddr, key, op_ctx),
+        SHMEMI_OFI_POST(e, &e->r,
+                        fi_read(e->ep, buf ? &buf[0] : &cur, size, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx),
                         "fi_read", pe, routine);
         shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
         if (buf)
@@ -310,7 +311,7 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
             if (buf)
                 memcpy(&buf[1], &nv, size);
             SHMEMI_OFI_POST(e, &e->w,
-                            fi_write(e->ep, buf ? &buf[1] : &nv, size, desc, o->addr[pe], raddr, key, op_ctx),
+                            fi_write(e->ep, buf ? &buf[1] : &nv, size, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx),
                             "fi_write", pe, routine);
             /* Applied before the unlock can be seen: under
              * transmit_complete that takes a flush. */

@@ -75,7 +75,7 @@ void shmemi_ofi_bounce_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint
     buf = take(e, n, pe, routine);
     memcpy(buf, src, n);
     SHMEMI_OFI_POST(e, &e->w,
-                    fi_write(e->ep, buf, n, e->bounce.desc, shmemi_ofi.addr[pe], raddr, key, op_ctx), "fi_write",
+                    fi_write(e->ep, buf, n, e->bounce.desc, shmemi_ofi_addr(pe), raddr, key, op_ctx), "fi_write",
                     pe, routine);
     shmemi_ofi_written(e, pe);
     if (shared)

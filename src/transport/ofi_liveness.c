@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "bootstrap/bootstrap.h"
 #include "memory/addr.h"
 #include "base/env.h"
 #include "transport/ofi.h"
@@ -66,11 +67,15 @@ void shmemi_ofi_probe_failed(const void *context)
     atomic_store(&((struct probe_slot *)context)->done, -1); /* still unanswered */
 }
 
+/* Only errors name a peer's host: asked of the bootstrap then, not kept. */
 const char *shmemi_ofi_host(int pe)
 {
-    if (!shmemi_ofi.host || pe < 0 || pe >= shmemi_world.n_pes || !shmemi_ofi.host[pe][0])
+    static _Thread_local char host[64];
+
+    if (pe < 0 || pe >= shmemi_world.n_pes)
         return "?";
-    return shmemi_ofi.host[pe];
+    shmemi_boot_hostname(pe, host, sizeof host);
+    return host;
 }
 
 static SHMEMI_NORETURN void lost_peer(const char *routine, int pe, uint64_t ms)
@@ -80,11 +85,20 @@ static SHMEMI_NORETURN void lost_peer(const char *routine, int pe, uint64_t ms)
                  (double)ms / 1000, shmemi_ofi.info->fabric_attr->prov_name, shmemi_settings.ofi_timeout);
 }
 
+/* This PE has read pe's card (the peer table exists once connected). */
+static int met(int pe)
+{
+    return shmemi_ofi.peer && __atomic_load_n(&shmemi_ofi.peer[pe].ready, __ATOMIC_ACQUIRE);
+}
+
 /* Peers the network path serves, not mapped here: node-local peers
- * answer by shared memory and need no probe. */
+ * answer by shared memory and need no probe. Only peers this PE has been
+ * in contact with are probed: a probe would otherwise be the first
+ * contact, and a round over every peer of a large job its own O(N). A
+ * peer lost before anyone contacted it is found by the first who does. */
 static int off_node(int pe)
 {
-    return pe != shmemi_world.my_pe && !shmemi_peer_addr(SHMEMI_SEG_HEAP, 0, pe);
+    return pe != shmemi_world.my_pe && !shmemi_peer_addr(SHMEMI_SEG_HEAP, 0, pe) && met(pe);
 }
 
 static void probe_post(struct probe_slot *s, int pe)
@@ -94,7 +108,7 @@ static void probe_post(struct probe_slot *s, int pe)
     struct iovec iov = {.iov_base = &shmemi_ofi_scratch.discard[2], .iov_len = sizeof s->sink};
     void *desc = shmemi_ofi.scratch_desc;
     struct fi_rma_iov riov = {.len = sizeof s->sink};
-    struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = shmemi_ofi.addr[pe],
+    struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = shmemi_ofi_addr(pe),
                              .rma_iov = &riov, .rma_iov_count = 1, .context = s, .desc = &desc};
     struct shmemi_ofi_stall st = {0, 0};
     ssize_t rc;
@@ -120,7 +134,7 @@ static void probe_start(uint64_t now)
         any |= off_node(pe);
     for (int i = 0; i < n_pes && n < PROBE_MAX; i++) {
         int pe = (probe.next + i) % n_pes;
-        if (pe == shmemi_world.my_pe || (any && !off_node(pe)))
+        if (pe == shmemi_world.my_pe || (any && !off_node(pe)) || !met(pe))
             continue;
         probe.slot[n].pe = pe;
         n++;

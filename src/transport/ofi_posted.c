@@ -94,7 +94,7 @@ static void flush_read(struct shmemi_ofi_ep *e, int pe, const char *routine)
     struct fi_ioc ioc = {.addr = &shmemi_ofi_scratch.zero, .count = 1};
     struct fi_ioc res = {.addr = &shmemi_ofi_scratch.discard[1], .count = 1};
     struct fi_rma_ioc rma = {.count = 1};
-    struct fi_msg_atomic msg = {.msg_iov = &ioc, .desc = &desc, .iov_count = 1, .addr = o->addr[pe],
+    struct fi_msg_atomic msg = {.msg_iov = &ioc, .desc = &desc, .iov_count = 1, .addr = shmemi_ofi_addr(pe),
                                 .rma_iov = &rma, .rma_iov_count = 1, .datatype = FI_UINT64,
                                 .op = FI_ATOMIC_READ};
     /* The endpoint's default flags, as fi_fetch_atomic would take them. */

@@ -36,7 +36,7 @@ static void cq_error(struct shmemi_ofi_ep *e, const char *routine)
         fi_cntr_seterr(e->r.cntr, 0);
         return;
     }
-    if (pe >= 0 && pe < shmemi_world.n_pes && shmemi_ofi.host)
+    if (pe >= 0 && pe < shmemi_world.n_pes)
         snprintf(peer, sizeof peer, " towards PE %d (host %s)", pe, shmemi_ofi_host(pe));
     shmemi_fatal(routine, "a libfabric operation%s failed (provider %s): %s (%s)", peer,
                  shmemi_ofi.info->fabric_attr->prov_name, fi_strerror(err.err),

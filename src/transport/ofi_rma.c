@@ -49,7 +49,7 @@ static void inject_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t
     struct shmemi_ofi *o = &shmemi_ofi;
     struct iovec iov = {.iov_base = (void *)src, .iov_len = n};
     struct fi_rma_iov rma = {.addr = raddr, .len = n, .key = key};
-    struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = o->addr[pe], .rma_iov = &rma,
+    struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = shmemi_ofi_addr(pe), .rma_iov = &rma,
                              .rma_iov_count = 1};
 
     if (o->transmit_complete || (o->posted && shmemi_ofi_post_this(e, pe))) {
@@ -91,7 +91,7 @@ static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const v
     }
     if (o->mr_local && !desc)
         desc = shmemi_ofi_local_reg(e, src, n, FI_WRITE | FI_SEND, &mr, routine);
-    SHMEMI_OFI_POST(e, &e->w, fi_write(e->ep, src, n, desc, o->addr[pe], raddr, key, op_ctx), "fi_write", pe,
+    SHMEMI_OFI_POST(e, &e->w, fi_write(e->ep, src, n, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx), "fi_write", pe,
                     routine);
     shmemi_ofi_written(e, pe);
     /* Registered for this put: it completes before the registration goes. */
@@ -108,7 +108,7 @@ static void get_bounced(struct shmemi_ofi_ep *e, void *dst, int pe, uint64_t rad
     void *desc;
     char *buf = shmemi_ofi_bounce_grab(e, n, &desc, pe, routine);
 
-    SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, buf, n, desc, shmemi_ofi.addr[pe], raddr, key, op_ctx), "fi_read", pe,
+    SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, buf, n, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx), "fi_read", pe,
                     routine);
     wait_reads(e, pe, routine);
     memcpy(dst, buf, n);
@@ -131,7 +131,7 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
         }
         desc = shmemi_ofi_local_reg(e, dst, n, FI_READ | FI_RECV, &mr, routine);
     }
-    SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, dst, n, desc, o->addr[pe], raddr, key, op_ctx), "fi_read", pe,
+    SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, dst, n, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx), "fi_read", pe,
                     routine);
     if (!nbi || mr)
         wait_reads(e, pe, routine);
