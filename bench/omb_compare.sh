@@ -12,11 +12,13 @@
 # SHOAL_PREFIX  where Shoal is installed (meson install): bin/oshcc, bin/oshrun
 # ROWS          comma-separated PROGRAM:NPES:SIZE, e.g.
 #               broadcast:4:8,broadcast:8:65536,put:2:1048576,get:2:1048576
-#               PROGRAM is osu_oshm_PROGRAM; SIZE the row (bytes) to read.
+#               PROGRAM is osu_oshm_PROGRAM; SIZE the row (bytes) to read
+#               (barrier has one figure: give any SIZE, e.g. 0).
 #               put and get run on the heap; their rows are also given in GB/s.
 # REPS          repetitions (at least 5 for a comparison)
 # NAME=PREFIX   more libraries, each with bin/oshcc and bin/oshrun, e.g.
-#               sos=/opt/sos or shoal-main=/opt/shoal-main
+#               sos=/opt/sos or shoal-main=/opt/shoal-main; names starting
+#               with "shoal" are Shoal builds, left out of the peer ratio
 #
 # Open MPI's OSHMEM (Debian's oshcc/oshrun on PATH) is included unless
 # OMPI=none; OMPI=DIR takes DIR/oshcc and DIR/oshrun instead.
@@ -86,7 +88,11 @@ for rep in $(seq 1 "$reps"); do
             # shellcheck disable=SC2046 # the flags are separate words
             out=$(timeout -k 5 "$tmo" "${oshrun_of[$i]}" $(launch_flags "${oshrun_of[$i]}") -n "$npes" \
                   "$build/${names[$i]}/osu_oshm_$prog" "${args[@]}" 2>/dev/null) || true
-            v=$(awk -v s="$size" '$1 == s { print $2; exit }' <<<"$out")
+            if [ "$prog" = barrier ]; then # one figure, no size column
+                v=$(awk '/^ *[0-9.]+ *$/ { print $1 }' <<<"$out" | tail -1)
+            else
+                v=$(awk -v s="$size" '$1 == s { print $2; exit }' <<<"$out")
+            fi
             echo "$row ${names[$i]} ${v:-FAIL}" >>"$results"
         done
     done
@@ -122,7 +128,7 @@ for row in rows:
         if fails:
             line += f"  [{fails} failed]"
         print(line)
-    peers = [m for lib, m in meds.items() if lib != names[0]]
+    peers = [m for lib, m in meds.items() if not lib.startswith("shoal")]
     if names[0] in meds and peers:
-        print(f"{row:28} {'ratio':12} {meds[names[0]] / min(peers):10.2f}  ({names[0]} / best other)")
+        print(f"{row:28} {'ratio':12} {meds[names[0]] / min(peers):10.2f}  ({names[0]} / best peer)")
 EOF
