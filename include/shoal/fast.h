@@ -64,6 +64,18 @@ static inline void *shmemi_fast_addr(const void *addr, size_t len, int pe)
     return NULL;
 }
 
+/* Puts and gets of at least this many bytes leave the inline path even to
+ * a mapped peer: the library copies them (streaming stores once a copy
+ * outgrows the core's cache, src/base/copy.h), and a call costs nothing
+ * next to such a copy. */
+#define SHMEMI_FAST_COPY_MAX ((size_t)256 << 10)
+
+/* shmemi_fast_addr for a put's or get's copy of `len` bytes. */
+static inline void *shmemi_fast_copy_addr(const void *addr, size_t len, int pe)
+{
+    return len < SHMEMI_FAST_COPY_MAX ? shmemi_fast_addr(addr, len, pe) : NULL;
+}
+
 /* shmem_fence/shmem_quiet when every peer is node-local: the copies and
  * CPU atomics are done, only their visibility order is left. A full fence:
  * memcpy may use weakly ordered streaming stores. Returns 0 when the

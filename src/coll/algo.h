@@ -24,7 +24,8 @@ enum shmemi_alg {
 /* Default thresholds of the auto choices (bytes). */
 #define SHMEMI_BCAST_PIPELINE_MIN ((size_t)512 << 10) /* pipelined chain from here */
 #define SHMEMI_BCAST_CHUNK ((size_t)64 << 10)         /* its chunk */
-#define SHMEMI_BCAST_PUSH_MAX ((size_t)8 << 10)       /* pushed active-set tree up to here */
+#define SHMEMI_BCAST_PUSH_MAX ((size_t)64 << 10)      /* pushed broadcast (every member mapped) up to here */
+#define SHMEMI_BCAST_FLAT_MAX 8                       /* ... from the root alone, groups up to here (PEs) */
 #define SHMEMI_COLLECT_RING_MIN ((size_t)64 << 10)    /* ring when peers are not mapped */
 #define SHMEMI_REDUCE_RD_MAX ((size_t)8 << 10)        /* recursive doubling up to here */
 #define SHMEMI_REDUCE_RD_MAX_OVERSUB ((size_t)64 << 10) /* ... when PEs outnumber cores */

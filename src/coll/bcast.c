@@ -11,12 +11,20 @@
  *   take about (chunks + N) chunk times instead of log(N) whole-message
  *   times. For large messages.
  * A member returns only when those reading its buffer have finished.
- * pushed: the 1.4 active-set forms, small messages, every member mapped
- *   here: the same tree, but a node stores its copy straight into its
- *   children's dest and signals; nobody waits for an acknowledgement, so
- *   the root returns after its stores (dest must be ready on every member
- *   before anyone calls, as the spec requires, and counted pSync flags
- *   stay exact whoever runs ahead). Up to SHMEMI_BCAST_PUSH_MAX.
+ * pushed: every member mapped here, up to SHMEMI_BCAST_PUSH_MAX; the
+ *   1.4 active-set forms, and teams of up to SHMEMI_BCAST_FLAT_MAX
+ *   (flat only): data is stored straight into members' dest,
+ *   then the member is signalled; nobody waits for an acknowledgement,
+ *   so the root returns after its stores (dest must be ready on every
+ *   member before anyone calls, as the spec requires, and counted pSync
+ *   flags stay exact whoever runs ahead). Two shapes:
+ *   flat: the root stores into every member, then signals each
+ *     (flat_slot); a leaf's only wait is on the root, so no leaf waits for
+ *     another leaf to be scheduled (which, on an oversubscribed node,
+ *     costs a trip through the scheduler per tree level). Groups of up to
+ *     SHMEMI_BCAST_FLAT_MAX members, or any size when PEs outnumber cores.
+ *   tree: the same k-nomial tree, each node storing its copy into its
+ *     children's dest (log2(N) steps, N-1 copies spread over the nodes).
  */
 #include <string.h>
 
@@ -56,7 +64,34 @@ static void knomial(struct shmemi_group *g, struct shmemi_buf dest, struct shmem
     }
 }
 
-static void pushed(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes, int root)
+/* The flag a flat push signals leaf `leaf` in. pSync (counting): the
+ * arrivals slot, which no other pushed broadcast uses; several roots may
+ * write it over successive calls, which counting allows (each call adds 1
+ * and its reader takes 1). Team block (stamped, one writer per slot): the
+ * direct slot written by the root alone, so stamps from one writer only
+ * grow even when roots change between calls. */
+static int flat_slot(const struct shmemi_group *g, int root, int leaf)
+{
+    return g->counting ? shmemi_grp_arrivals(g) : shmemi_grp_direct(g, (leaf - root + g->n) % g->n);
+}
+
+static void pushed_flat(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
+                        int root)
+{
+    shmemi_grp_phase(g);
+    if (g->me != root) {
+        shmemi_grp_wait(g, flat_slot(g, root, g->me), 1);
+        return;
+    }
+    for (int k = 1; k < g->n; k++)
+        shmemi_grp_put(g, (root + k) % g->n, dest.seg, dest.off, shmemi_buf_addr(src), nbytes);
+    shmemi_grp_release();
+    for (int k = 1; k < g->n; k++)
+        shmemi_grp_signal(g, flat_slot(g, root, (root + k) % g->n), (root + k) % g->n, 1);
+}
+
+static void pushed_tree(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
+                        int root)
 {
     struct shmemi_tree tr;
     const char *from = shmemi_buf_addr(g->me == root ? src : dest);
@@ -109,6 +144,16 @@ static void pipelined(struct shmemi_group *g, struct shmemi_buf dest, struct shm
         shmemi_grp_wait(g, bwd, 1);
 }
 
+/* A team's broadcast may push too: the spec asks every caller, team form
+ * included, to have dest ready on all members before anyone calls, and
+ * the root's source is free once its stores are done. Flat only, with one
+ * direct slot per root-leaf distance, which team blocks have up to
+ * SHMEMI_BARRIER_DIRECT_MAX members. */
+static int team_may_push_flat(const struct shmemi_group *g)
+{
+    return !g->counting && g->all_mapped && g->n <= SHMEMI_BCAST_FLAT_MAX && g->n <= SHMEMI_BARRIER_DIRECT_MAX;
+}
+
 int shmemi_coll_broadcast(struct shmemi_group *g, struct shmemi_buf dest, struct shmemi_buf src, size_t nbytes,
                           int root, int root_writes)
 {
@@ -118,8 +163,16 @@ int shmemi_coll_broadcast(struct shmemi_group *g, struct shmemi_buf dest, struct
         memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), nbytes);
     if (g->n == 1 || !nbytes)
         return 0;
-    if (alg == SHMEMI_ALG_AUTO && shmemi_grp_may_push(g) && nbytes <= SHMEMI_BCAST_PUSH_MAX) {
-        pushed(g, dest, src, nbytes, root);
+    if (alg == SHMEMI_ALG_AUTO && nbytes <= SHMEMI_BCAST_PUSH_MAX && shmemi_grp_may_push(g)) {
+        /* Every member chooses alike: all see the same oversubscription. */
+        if (g->n <= SHMEMI_BCAST_FLAT_MAX || shmemi_world.oversubscribed)
+            pushed_flat(g, dest, src, nbytes, root);
+        else
+            pushed_tree(g, dest, src, nbytes, root);
+        return 1;
+    }
+    if (alg == SHMEMI_ALG_AUTO && nbytes <= SHMEMI_BCAST_PUSH_MAX && team_may_push_flat(g)) {
+        pushed_flat(g, dest, src, nbytes, root);
         return 1;
     }
     if (alg == SHMEMI_ALG_AUTO)

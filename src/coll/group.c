@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy.h"
 #include "coll/algo.h"
 #include "coll/group.h"
 #include "comm/backoff.h"
@@ -257,7 +258,7 @@ void shmemi_grp_get(const struct shmemi_group *g, void *dst, int rank, int seg, 
     p = shmemi_tp_ptr(pe, seg, off);
     if (p) {
         if (p != dst)
-            memcpy(dst, p, n);
+            shmemi_copy(dst, p, n);
     } else {
         shmemi_tp_get(SHMEM_CTX_DEFAULT, dst, pe, seg, off, n, 0, g->routine);
     }
@@ -273,7 +274,7 @@ void shmemi_grp_put(const struct shmemi_group *g, int rank, int seg, size_t off,
     p = shmemi_tp_ptr(pe, seg, off);
     if (p) {
         if (p != src)
-            memcpy(p, src, n);
+            shmemi_copy(p, src, n);
     } else {
         shmemi_tp_put(SHMEM_CTX_DEFAULT, pe, seg, off, src, n, 0, g->routine);
     }

@@ -2,12 +2,14 @@
  * transport/shm.c — the node-local path: peers' segments are mapped into
  * this process, so RMA is memcpy and AMOs are CPU atomics. Nothing is
  * left in flight, so fence and quiet are memory fences; they must be full
- * (seq_cst) fences because memcpy may use weakly ordered streaming stores.
+ * (seq_cst) fences because large copies use weakly ordered streaming
+ * stores (base/copy.h).
  */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "base/copy.h"
 #include "transport/transport.h"
 
 static char *target(int pe, int seg, size_t off, const char *routine)
@@ -25,7 +27,7 @@ static void shm_put(shmem_ctx_t ctx, int pe, int seg, size_t off, const void *sr
 {
     (void)ctx;
     (void)nbi;
-    memcpy(target(pe, seg, off, routine), src, n);
+    shmemi_copy(target(pe, seg, off, routine), src, n);
 }
 
 static void shm_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, size_t n, int nbi,
@@ -33,7 +35,7 @@ static void shm_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, siz
 {
     (void)ctx;
     (void)nbi;
-    memcpy(dst, target(pe, seg, off, routine), n);
+    shmemi_copy(dst, target(pe, seg, off, routine), n);
 }
 
 /* Every op, per spec/ops.toml: the generated shmemi_amo_cpu (shmemi_ops.h);
