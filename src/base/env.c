@@ -73,6 +73,26 @@ static int parse_flag(const char *text, void *field)
     return 0;
 }
 
+/* SHMEM_INIT_TIMING: a flag (PE 0 prints) or "all" (every PE prints). */
+static int parse_init_timing(const char *text, void *field)
+{
+    if (!strcasecmp(text, "all")) {
+        *(int *)field = 2;
+        return 0;
+    }
+    return parse_flag(text, field);
+}
+
+int shmemi_env_init_timing(void)
+{
+    const char *text = getenv("SHMEM_INIT_TIMING");
+    int mode = 0;
+
+    if (!text || parse_init_timing(text, &mode) != 0)
+        return 0;
+    return mode;
+}
+
 static int parse_spin(const char *text, void *field)
 {
     if (!strcasecmp(text, "auto")) {
@@ -201,6 +221,9 @@ static const struct env_var env_table[] = {
      "print the library version at start-up (PE 0)"},
     {"SHMEM_INFO", "SMA_INFO", "0", parse_flag, FIELD(info), FLAG_FORMS,
      "print these variables and their values at start-up (PE 0)"},
+    {"SHMEM_INIT_TIMING", NULL, "0", parse_init_timing, FIELD(init_timing), "all, or a flag (" FLAG_FORMS ")",
+     "print shmem_init's phases with their seconds and the memory malloc'd in each, and at finalize how "
+     "many peers were reached through libfabric (on: PE 0; all: every PE)"},
     {"SHMEM_SPIN_COUNT", NULL, "auto", parse_spin, FIELD(spin), "auto or a non-negative integer",
      "pause iterations before a waiting PE yields the CPU (auto: 1000, or 0 when node-local PEs "
      "outnumber cores)"},

@@ -31,6 +31,7 @@ struct shmemi_settings {
     int alltoall_alg;      /* SHMEM_ALLTOALL_ALGORITHM */
     int reduce_alg;        /* SHMEM_REDUCE_ALGORITHM */
     int scan_alg;          /* SHMEM_SCAN_ALGORITHM */
+    int init_timing;       /* SHMEM_INIT_TIMING: 0 off, 1 PE 0, 2 every PE */
 };
 
 /* SHMEM_OFI_FORCE: act as if the provider required each of these. */
@@ -51,6 +52,10 @@ void shmemi_env_load(const char *routine);
 /* Print every variable: name, current value (and where it came from),
  * description. Works before init (reads the environment itself). */
 void shmemi_env_print(FILE *out);
+/* SHMEM_INIT_TIMING read straight from the environment (0, 1 or 2 as in
+ * shmemi_settings; malformed reads as 0, and shmemi_env_load then stops
+ * the program): shmem_init's clock starts before the variables are loaded. */
+int shmemi_env_init_timing(void);
 /* "1.5G" -> bytes; 0 on success, -1 if malformed or too large. */
 int shmemi_parse_size(const char *text, size_t *bytes);
 

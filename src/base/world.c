@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/env.h"
 #include "base/world.h"
 
 struct shmemi_world shmemi_world = {
@@ -47,8 +48,7 @@ static size_t malloc_in_use(void)
 void shmemi_init_phase(const char *name)
 {
     if (timing.mode < 0) {
-        const char *t = getenv("SHMEM_INIT_TIMING");
-        timing.mode = !t || !*t || !strcmp(t, "0") ? 0 : !strcmp(t, "all") ? 2 : 1;
+        timing.mode = shmemi_env_init_timing();
         timing.n = 0;
         timing.start = now_s();
         timing.heap0 = malloc_in_use();
@@ -87,9 +87,7 @@ void shmemi_init_phase_report(void)
 
 int shmemi_init_timing_prints(void)
 {
-    const char *t = getenv("SHMEM_INIT_TIMING");
+    int mode = shmemi_env_init_timing();
 
-    if (!t || !*t || !strcmp(t, "0"))
-        return 0;
-    return !strcmp(t, "all") || shmemi_world.my_pe == 0;
+    return mode == 2 || (mode == 1 && shmemi_world.my_pe == 0);
 }
