@@ -95,6 +95,30 @@ void shmemi_ofi_wait_step(unsigned spins)
     shmemi_ofi_wait_watch(spins);
 }
 
+/* An unsatisfied shmem_test (or test_all/any/some): the program is
+ * polling in a loop of its own, and its progress thread cannot be relied
+ * on meanwhile. Under srun on a loaded machine, hostB's PEs polling a flag
+ * with shmem_test + sched_yield kept their progress threads (and every
+ * other sleeper on the machine) off the CPUs for the test's whole 40 s
+ * limit, so PE 0's new context endpoint never got its connection to them
+ * accepted (rxm accepts on the default endpoint of the target, in a call
+ * into its provider). So a test drives progress as one spin of a wait loop
+ * does: the default endpoint on every call, all endpoints on every
+ * POLL_EVERY-th; no liveness clock (a test is not a wait). */
+void shmemi_ofi_test_step(void)
+{
+    static _Thread_local SHMEMI_OFI_TLS unsigned tests;
+
+    if (!shmemi_ofi.main.ep)
+        return;
+    if (++tests % SHMEMI_OFI_POLL_EVERY) {
+        shmemi_ofi_mark_polled();
+        shmemi_ofi_ep_poll(&shmemi_ofi.main);
+        return;
+    }
+    shmemi_ofi_progress();
+}
+
 void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint64_t slack, int pe,
                                 const char *routine)
 {

@@ -4,7 +4,8 @@
 #
 #   tests/multihost/slurm.sh BUILD_DIR [--suite-filter REGEX] [--no-suite]
 #                            [--suite-only] [--no-link-loss]
-#                            [--timeout-scale X] [--also COMMAND]...
+#                            [--timeout-scale X] [--repeat N]
+#                            [--also COMMAND]...
 #
 # The hosts of run.sh (hosts.sh: hostA and hostB, network namespaces with
 # their own hostname, /dev/shm and TMPDIR), with a Slurm cluster on them:
@@ -28,6 +29,8 @@
 #
 #  --suite-only runs step 1 alone (with --suite-filter: one test, again and
 #     again, without the minutes of the other steps).
+#  --repeat N runs step 1 N times in the same cluster (with --suite-only and
+#     --suite-filter: a loop over one test that rarely fails).
 #  --also COMMAND (repeatable) runs COMMAND with sh on hostA inside "salloc -N 2
 #     --ntasks-per-node=2", in the current directory, with the build's
 #     tools first in PATH, prints its output, and counts it as passed if it
@@ -38,7 +41,7 @@
 # file removed on every exit path. The last line is "N passed, M failed".
 set -u
 
-usage() { sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; }
 
 build=""
 suite_filter=""
@@ -46,6 +49,7 @@ run_suite=1
 run_link=1
 run_rest=1
 scale=1
+repeat=1
 also=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -54,6 +58,7 @@ while [ $# -gt 0 ]; do
         --no-link-loss) run_link=0; shift ;;
         --suite-only) run_rest=0; run_link=0; shift ;;
         --timeout-scale) scale=$2; shift 2 ;;
+        --repeat) repeat=$2; shift 2 ;;
         --also) also+=("$2"); shift 2 ;;
         -h|--help) usage; exit 0 ;;
         -*) echo "slurm.sh: unknown option $1" >&2; exit 2 ;;
@@ -188,11 +193,13 @@ if [ $run_suite = 1 ]; then
     # Two launches at a time, as CI's other stages run (a launch is mostly
     # start-up and tear-down): --overlap lets two steps share the
     # allocation's CPUs.
-    count_suite " [slurm]" on_host "$pida" env OSHRUN_LAUNCHER="srun --mpi=pmix -N 2 --overlap" \
-        salloc --quiet -N 2 --ntasks-per-node=2 env -u SLURM_NTASKS_PER_NODE \
-        python3 "$src/tests/run_tests.py" "$build" --only generated,manual --filter "$suite_filter" \
-        --jobs 2 --timeout-scale "$scale" --label-suffix " [slurm]"
-    cluster_settle
+    for round in $(seq "$repeat"); do
+        count_suite " [slurm]" on_host "$pida" env OSHRUN_LAUNCHER="srun --mpi=pmix -N 2 --overlap" \
+            salloc --quiet -N 2 --ntasks-per-node=2 env -u SLURM_NTASKS_PER_NODE \
+            python3 "$src/tests/run_tests.py" "$build" --only generated,manual --filter "$suite_filter" \
+            --jobs 2 --timeout-scale "$scale" --label-suffix " [slurm]"
+        cluster_settle
+    done
 fi
 
 # ---- a PE killed by SIGKILL ends the job, as srun reports it ----
