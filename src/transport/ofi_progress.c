@@ -95,16 +95,12 @@ void shmemi_ofi_wait_step(unsigned spins)
     shmemi_ofi_wait_watch(spins);
 }
 
-/* An unsatisfied shmem_test (or test_all/any/some): the program is
- * polling in a loop of its own, and its progress thread cannot be relied
- * on meanwhile. Under srun on a loaded machine, hostB's PEs polling a flag
- * with shmem_test + sched_yield kept their progress threads (and every
- * other sleeper on the machine) off the CPUs for the test's whole 40 s
- * limit, so PE 0's new context endpoint never got its connection to them
- * accepted (rxm accepts on the default endpoint of the target, in a call
- * into its provider). So a test drives progress as one spin of a wait loop
- * does: the default endpoint on every call, all endpoints on every
- * POLL_EVERY-th; no liveness clock (a test is not a wait). */
+/* An unsatisfied shmem_test (or test_all/any/some) is a poll of the
+ * program's own wait loop, and the progress thread may get no core while
+ * that loop spins (seen under srun on a loaded machine: a new context's
+ * connection to such a target was never accepted; docs/providers.md). So
+ * it polls as one spin of a wait loop does, without the lost-peer watch
+ * of a wait. */
 void shmemi_ofi_test_step(void)
 {
     static _Thread_local SHMEMI_OFI_TLS unsigned tests;
