@@ -260,6 +260,8 @@ void shmemi_ofi_liveness_reset(void);
 /* One unsatisfied poll of a wait loop (spins == 1: a new wait): the
  * default endpoint's progress on every poll, the rest now and then. */
 void shmemi_ofi_wait_step(unsigned spins);
+/* One unsatisfied test (shmem_test and its set forms): drive progress. */
+void shmemi_ofi_test_step(void);
 void shmemi_ofi_wait_watch(unsigned spins);
 /* The routine and peer of this thread's last post: wait loops that
  * know neither name them. */

@@ -95,6 +95,26 @@ void shmemi_ofi_wait_step(unsigned spins)
     shmemi_ofi_wait_watch(spins);
 }
 
+/* An unsatisfied shmem_test (or test_all/any/some) is a poll of the
+ * program's own wait loop, and the progress thread may get no core while
+ * that loop spins (seen under srun on a loaded machine: a new context's
+ * connection to such a target was never accepted; docs/providers.md). So
+ * it polls as one spin of a wait loop does, without the lost-peer watch
+ * of a wait. */
+void shmemi_ofi_test_step(void)
+{
+    static _Thread_local SHMEMI_OFI_TLS unsigned tests;
+
+    if (!shmemi_ofi.main.ep)
+        return;
+    if (++tests % SHMEMI_OFI_POLL_EVERY) {
+        shmemi_ofi_mark_polled();
+        shmemi_ofi_ep_poll(&shmemi_ofi.main);
+        return;
+    }
+    shmemi_ofi_progress();
+}
+
 void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint64_t slack, int pe,
                                 const char *routine)
 {

@@ -199,3 +199,9 @@ void shmemi_transport_wait_step(unsigned spins)
     if (ofi_open)
         shmemi_ofi_wait_step(spins);
 }
+
+void shmemi_transport_test_step(void)
+{
+    if (ofi_open)
+        shmemi_ofi_test_step();
+}

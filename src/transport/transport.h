@@ -73,6 +73,10 @@ void shmemi_transport_progress(void);
 /* One unsatisfied poll of a wait loop (spins == 1: a new wait): drive
  * the network path and watch for lost peers (SHMEM_OFI_TIMEOUT). */
 void shmemi_transport_wait_step(unsigned spins);
+/* One unsatisfied test (shmem_test and its set forms) when
+ * shmemi_world.net_progress is set: drive the network path, as a wait
+ * loop's poll does, without the lost-peer watch of a wait. */
+void shmemi_transport_test_step(void);
 
 /* ---- questions about a peer (pe: a world PE, in range) ---- */
 

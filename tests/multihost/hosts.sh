@@ -34,7 +34,7 @@ failed=0
 # must be NULL exactly for the PEs on the other host.
 gen4='put|get|put_nbi|iput|p|g|put_signal|atomic_fetch_add|atomic_compare_swap|atomic_fetch_nbi|atomic_swap|signal_ops|wait_until_any|test_some|barrier|broadcast|collect|fcollect|alltoall|sum_reduce|max_to_all|sum_inscan|teams|contexts|locks|order|memory'
 gen3='put|atomic_fetch_add|barrier|sum_reduce|broadcast_as|collect_as'
-man4='fence_orders_puts_to_one_pe|shmem_ptr_reaches_globals_and_heap|target_computing_still_serves_peers|globals_are_symmetric_for_rma|contended_amos_give_exact_totals|contexts_isolate_and_complete|mixed_operations_soak|bounced_puts_free_the_source_and_complete_at_quiet|active_set_calls_run_back_to_back|team_destroy_with_live_contexts'
+man4='fence_orders_puts_to_one_pe|test_polling_target_serves_network_peers|shmem_ptr_reaches_globals_and_heap|target_computing_still_serves_peers|globals_are_symmetric_for_rma|contended_amos_give_exact_totals|contexts_isolate_and_complete|mixed_operations_soak|bounced_puts_free_the_source_and_complete_at_quiet|active_set_calls_run_back_to_back|team_destroy_with_live_contexts'
 man3='locks_give_mutual_exclusion|wait_and_test_families|heap_allocations_are_symmetric|global_exit_ends_all_pes|pe_fault_ends_job (kill|segv) barrier|teams_split_and_destroyed_in_a_loop|bad_pe_is_reported'
 two_host_filter="^(($gen4) np=4|($gen3) np=3|manual/($man4) np=4|manual/($man3) np=3)( |\$)"
 
