@@ -51,16 +51,22 @@ def build_all(libs, shoal, build_dir, crashed):
     hw_dir = os.path.join(build_dir, "hw")
     os.makedirs(hw_dir, exist_ok=True)
     hw_bins = {}
-    cc = [os.environ.get("CC", "cc")]
     for prog in HW_PROGRAMS:
-        exe = os.path.join(hw_dir, prog)
-        st, out, err, _ = run(cc + CFLAGS + [os.path.join(HERE, prog + ".c"), "-o", exe], 120)
-        if st == "ok":
-            hw_bins[prog] = exe
-        else:
-            crashed.append(f"hw/{prog}: build {st}")
-            log(f"run.py: BUILD FAILED hw/{prog}\n{out}{err}")
+        build_hw(prog, hw_dir, [], hw_bins, crashed)
     return hw_bins
+
+
+def build_hw(prog, hw_dir, libs, hw_bins, crashed):
+    """One hardware-bound program from bench/PROG.c into hw_bins; a build
+    failure goes into `crashed`."""
+    cc = [os.environ.get("CC", "cc")]
+    exe = os.path.join(hw_dir, prog)
+    st, out, err, _ = run(cc + CFLAGS + [os.path.join(HERE, prog + ".c"), "-o", exe] + libs, 120)
+    if st == "ok":
+        hw_bins[prog] = exe
+    else:
+        crashed.append(f"hw/{prog}: build {st}")
+        log(f"run.py: BUILD FAILED hw/{prog}\n{out}{err}")
 
 
 def offered_modes(shoal, requested):
@@ -123,13 +129,7 @@ def build_hw_ofi(ofi_asked, build_dir, hw_bins, crashed):
                + (err.strip().splitlines() or [st])[0])
         log(f"run.py: {HW_OFI} skipped: {why}; the ofi tables have no bound")
         return why
-    exe = os.path.join(hw_dir, HW_OFI)
-    st, out, err, _ = run(cc + CFLAGS + [os.path.join(HERE, HW_OFI + ".c"), "-o", exe, "-lfabric"], 120)
-    if st == "ok":
-        hw_bins[HW_OFI] = exe
-    else:
-        crashed.append(f"hw/{HW_OFI}: build {st}")
-        log(f"run.py: BUILD FAILED hw/{HW_OFI}\n{out}{err}")
+    build_hw(HW_OFI, hw_dir, ["-lfabric"], hw_bins, crashed)
     return None
 
 
