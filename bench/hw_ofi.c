@@ -33,6 +33,9 @@
  *             shm fetching adds into a discarded word on the read counter,
  *             since its delivery-complete non-fetching atomics corrupt it
  *             when pipelined (bench/ofi_amo_repro.c).
+ *   add_posted (shm only) adds posted with no completion flag, back to
+ *             back, then one FI_ATOMIC_READ that shm serves after them: the
+ *             adds known applied, the way Shoal and SOS post them on shm.
  *   add       fi_atomic(FI_SUM, FI_UINT64) + wait for the write counter (a
  *             completed non-fetching AMO).
  *   put_bw / get_bw   1 MiB, a window of outstanding fi_write / fi_read,
@@ -647,6 +650,30 @@ static void add_nq_batch(void *arg, long n)
     wait_cntr(F.rcntr, F.r_issued, "waiting for pipelined adds to complete");
 }
 
+/* add_posted (shm): what Shoal's and SOS's non-fetching adds do there:
+ * fi_atomicmsg with no completion flag (explicit flags replace the
+ * endpoint's default, so not delivery-complete; shm copies the operand into
+ * the target's queue at the post), back to back, then one FI_ATOMIC_READ,
+ * which shm serves after the adds before it: the adds are known applied. */
+static uint64_t read_word(void);
+
+static void add_posted_batch(void *arg, long n)
+{
+    struct op *o = arg;
+    static const uint64_t one = 1;
+    struct fi_ioc ioc = {.addr = (void *)&one, .count = 1};
+    struct fi_rma_ioc rma = {.addr = F.rbase, .count = 1, .key = F.rkey};
+    struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = F.peer, .rma_iov = &rma,
+                                .rma_iov_count = 1, .datatype = FI_UINT64, .op = FI_SUM};
+
+    for (long i = 0; i < n; i++) {
+        POST(&F.w_issued, fi_atomicmsg(F.ep, &msg, 0), "fi_atomicmsg");
+        o->expect++;
+    }
+    if (read_word() != o->expect)
+        o->bad++;
+}
+
 static void put_window_batch(void *arg, long n)
 {
     struct op *o = arg;
@@ -938,6 +965,14 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
                    strcmp(F.info->fabric_attr->prov_name, "shm")
                        ? "\"method\":\"fi_atomicmsg(FI_INJECT|FI_DELIVERY_COMPLETE) back to back\""
                        : "\"method\":\"fi_fetch_atomic into a discarded word, back to back\"");
+        if (!strcmp(F.info->fabric_attr->prov_name, "shm")) {
+            heartbeat();
+            o.bad = 0;
+            timed_adds(&o, a, "add_posted", add_posted_batch,
+                       "\"method\":\"fi_atomicmsg(flags 0) back to back, then one FI_ATOMIC_READ\"");
+            if (o.bad)
+                fail("add_posted: %ld batches read back a word without all their adds", o.bad);
+        }
         heartbeat();
         timed_adds(&o, a, "add", add_batch, "\"method\":\"fi_atomic(FI_SUM,FI_UINT64)\"");
     }
