@@ -9,17 +9,9 @@
 
 #include <sched.h>
 
+#include "base/cpu_relax.h"
 #include "base/world.h"
 #include "transport/transport.h"
-
-static inline void shmemi_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 /* Call once per unsatisfied poll; *spins starts at 0. A manual-progress
  * network path is driven from here, so every wait loop serves the

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/cpu_relax.h"
 #include "base/env.h"
 #include "transport/ofi.h"
 
@@ -92,13 +93,8 @@ static int poll_spaced;
 
 static inline void pause_between_polls(void)
 {
-    for (int i = 0; i < SHMEMI_OFI_POLL_GAP; i++) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        __asm__ __volatile__("yield" ::: "memory");
-#endif
-    }
+    for (int i = 0; i < SHMEMI_OFI_POLL_GAP; i++)
+        shmemi_cpu_relax();
 }
 
 void shmemi_ofi_wait_step(unsigned spins)
