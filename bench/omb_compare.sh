@@ -13,12 +13,20 @@
 # ROWS          comma-separated PROGRAM:NPES:SIZE, e.g.
 #               broadcast:4:8,broadcast:8:65536,put:2:1048576,get:2:1048576
 #               PROGRAM is osu_oshm_PROGRAM; SIZE the row (bytes) to read
-#               (barrier has one figure: give any SIZE, e.g. 0).
-#               put and get run on the heap; their rows are also given in GB/s.
+#               (barrier has one figure: give any SIZE, e.g. 0; atomics
+#               rows are named by the operation: atomics:2:shmem_int_add).
+#               put, get and atomics run on the heap; put and get rows are
+#               also given in GB/s; atomics give OSU's latency column.
 # REPS          repetitions (at least 5 for a comparison)
 # NAME=PREFIX   more libraries, each with bin/oshcc and bin/oshrun, e.g.
-#               sos=/opt/sos or shoal-main=/opt/shoal-main; names starting
-#               with "shoal" are Shoal builds, left out of the peer ratio
+#               sos=/opt/sos or shoal-main=/opt/shoal-main. Names starting
+#               with "shoal" are Shoal builds: each gets a ratio against
+#               the best other library of the same suffix (the text after
+#               the first "-": shoal-tcp against sos-tcp, shoal against
+#               openmpi and sos; none for shoal-main without a *-main). A PREFIX
+#               may be a directory of wrapper scripts that set a path's
+#               environment (SHMEM_TRANSPORT=ofi FI_PROVIDER=tcp, ...) and
+#               exec the real oshcc and oshrun.
 #
 # Open MPI's OSHMEM (Debian's oshcc/oshrun on PATH) is included unless
 # OMPI=none; OMPI=DIR takes DIR/oshcc and DIR/oshrun instead.
@@ -69,7 +77,7 @@ for i in "${!names[@]}"; do
     for p in $programs; do
         src="$omb/c/openshmem/osu_oshm_$p.c"
         [ -f "$src" ] || { echo "$0: no $src" >&2; exit 1; }
-        "${oshcc_of[$i]}" -O2 -DOSHM_1_3 -DFIELD_WIDTH=20 -DFLOAT_PRECISION=2 -I"$omb/c/util" \
+        "${oshcc_of[$i]}" -O2 -DOSHM_1_3 -DFIELD_WIDTH=20 -DFLOAT_PRECISION=3 -I"$omb/c/util" \
             -o "$dir/osu_oshm_$p" "$src" "$omb/c/util/osu_util.c" "$omb/c/util/osu_util_pgas.c" -lm
     done
 done
@@ -81,7 +89,7 @@ for rep in $(seq 1 "$reps"); do
     for row in $(tr ',' ' ' <<<"$rows"); do
         IFS=: read -r prog npes size <<<"$row"
         case "$prog" in
-            put|get) args=(heap) ;;
+            put|get|atomics) args=(heap) ;;
             *) args=(-m "$size:$size") ;;
         esac
         for i in "${!names[@]}"; do
@@ -90,6 +98,8 @@ for rep in $(seq 1 "$reps"); do
                   "$build/${names[$i]}/osu_oshm_$prog" "${args[@]}" 2>/dev/null) || true
             if [ "$prog" = barrier ]; then # one figure, no size column
                 v=$(awk '/^ *[0-9.]+ *$/ { print $1 }' <<<"$out" | tail -1)
+            elif [ "$prog" = atomics ]; then # operation, rate, latency
+                v=$(awk -v s="$size" '$1 == s { print $3; exit }' <<<"$out")
             else
                 v=$(awk -v s="$size" '$1 == s { print $2; exit }' <<<"$out")
             fi
@@ -99,8 +109,8 @@ for rep in $(seq 1 "$reps"); do
 done
 echo "# load at end:   $(uptime)"
 
-# Per row and library: median (min-max) in us, GB/s for put/get, and the
-# ratio of Shoal's median to the best other library's.
+# Per row and library: median (min-max) in us, GB/s for put/get, and each
+# Shoal build's median over the best other library's of its suffix.
 python3 - "$results" "$reps" "${names[@]}" <<'EOF'
 import statistics, sys
 path, reps, names = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -123,12 +133,18 @@ for row in rows:
         med = meds[lib] = statistics.median(got)
         line = f"{row:28} {lib:12} {med:10.2f} ({min(got):.2f}-{max(got):.2f})"
         if prog in ("put", "get"):
-            gbs = lambda us: int(size) / us / 1e3
+            gbs = lambda us: int(size) / us / 1e3 if us else float("inf")
             line += f"  {gbs(med):6.1f} GB/s ({gbs(max(got)):.1f}-{gbs(min(got)):.1f})"
         if fails:
             line += f"  [{fails} failed]"
         print(line)
-    peers = [m for lib, m in meds.items() if not lib.startswith("shoal")]
-    if names[0] in meds and peers:
-        print(f"{row:28} {'ratio':12} {meds[names[0]] / min(peers):10.2f}  ({names[0]} / best peer)")
+    suffix = lambda lib: lib.split("-", 1)[1] if "-" in lib else ""
+    others = [lib for lib in names if not lib.startswith("shoal")]
+    for lib in (l for l in names if l.startswith("shoal") and l in meds):
+        kin = [o for o in others if suffix(o) == suffix(lib)]
+        peers = {o: meds[o] for o in kin if o in meds}
+        if peers:
+            best = min(peers, key=peers.get)
+            ratio = f"{meds[lib] / peers[best]:10.2f}" if peers[best] else f"{'-':>10}"
+            print(f"{row:28} {'ratio':12} {ratio}  ({lib} / {best})")
 EOF

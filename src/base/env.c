@@ -183,7 +183,7 @@ static int parse_auto_flag(const char *text, void *field)
  * (coll/algo.h), 0 being auto. */
 static const char *const alg_names[] = {"auto", "dissemination", "tree", "knomial", "pipelined", "direct",
                                         "ring", "pairwise", "push", "recursive_doubling", "reduce_scatter",
-                                        "linear"};
+                                        "linear", "central"};
 
 static int parse_alg(const char *text, void *field, unsigned allowed)
 {
@@ -198,7 +198,7 @@ static int parse_alg(const char *text, void *field, unsigned allowed)
 #define ALG_BIT(i) (1u << (i))
 static int parse_barrier_alg(const char *t, void *f)
 {
-    return parse_alg(t, f, ALG_BIT(1) | ALG_BIT(2) | ALG_BIT(5));
+    return parse_alg(t, f, ALG_BIT(1) | ALG_BIT(2) | ALG_BIT(5) | ALG_BIT(12));
 }
 static int parse_bcast_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(3) | ALG_BIT(4)); }
 static int parse_collect_alg(const char *t, void *f) { return parse_alg(t, f, ALG_BIT(5) | ALG_BIT(6)); }
@@ -264,13 +264,16 @@ static const struct env_var env_table[] = {
      "symmetric space per PE, beside the heap, for the sync blocks of teams; a team of N PEs takes "
      "64 * (3*ceil(log2 N) + 6*ceil(log4 N) + min(N, 8) + 7) bytes of it (pages are used only when touched)"},
     {"SHMEM_BARRIER_ALGORITHM", NULL, "auto", parse_barrier_alg, FIELD(barrier_alg),
-     "auto, dissemination, tree or direct",
-     "barrier and sync (auto: direct for a team of up to 4 PEs mapped here, or up to 8 when the node's PEs "
-     "outnumber its cores; dissemination otherwise. direct applies to teams of up to 8 PEs mapped here, "
-     "others use dissemination)"},
+     "auto, dissemination, tree, direct or central",
+     "barrier and sync (auto: for a team of up to 8 PEs mapped here, when the node's PEs outnumber its "
+     "cores central (released by rank 0) for the program's barriers and direct inside collectives, else "
+     "direct up to 4 PEs; dissemination otherwise. direct and central apply to teams of up to 8 PEs mapped "
+     "here, others use dissemination)"},
     {"SHMEM_BCAST_ALGORITHM", NULL, "auto", parse_bcast_alg, FIELD(bcast_alg), "auto, knomial or pipelined",
-     "broadcast (auto: for a 1.4 active set mapped here and up to 8 KiB, a pushed k-nomial tree; "
-     "otherwise a pulled k-nomial tree below 512 KiB, a pipelined chain from there)"},
+     "broadcast (auto: with every member mapped here and up to 64 KiB, pushed: flat from the root for "
+     "teams and active sets of up to 8 PEs (active sets of any size when the node's PEs outnumber its "
+     "cores), a k-nomial tree for larger active sets; otherwise a pulled k-nomial tree below 512 KiB, a "
+     "pipelined chain from there)"},
     {"SHMEM_COLLECT_ALGORITHM", NULL, "auto", parse_collect_alg, FIELD(collect_alg), "auto, direct or ring",
      "collect and fcollect (auto: a pushed fcollect for a 1.4 active set mapped here; direct reads when "
      "every member is mapped here, or for an fcollect result under 64 KiB; ring otherwise)"},

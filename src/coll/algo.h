@@ -19,6 +19,7 @@ enum shmemi_alg {
     SHMEMI_ALG_RECURSIVE_DOUBLING,
     SHMEMI_ALG_REDUCE_SCATTER,
     SHMEMI_ALG_LINEAR,
+    SHMEMI_ALG_CENTRAL,
 };
 
 /* Default thresholds of the auto choices (bytes). */

@@ -222,9 +222,10 @@ static inline void shmemi_ofi_mark_polled(void)
  * endpoint's queue, the liveness clock) once per this many polls. */
 #define SHMEMI_OFI_POLL_EVERY 16
 /* Writes of an endpoint in flight before a windowed AMO waits for room:
- * exact totals at every window up to 64 on tcp;ofi_rxm (hw_ofi
- * --amo-study), and room for the responses of a window in any rx queue. */
-#define SHMEMI_OFI_AMO_WINDOW 64
+ * bounded, so responses in flight are (an unbounded stream once stalled a
+ * threaded test), and large enough that a burst of a few hundred never
+ * waits (each wait then reads responses in batches; docs/design.md). */
+#define SHMEMI_OFI_AMO_WINDOW 512
 /* Wait until at most `slack` of c's operations are outstanding (0: the
  * counter has caught up with its issued count, shmemi_ofi_caught_up),
  * progressing everything meanwhile. A snapshot of the count would not
