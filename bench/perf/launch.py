@@ -76,10 +76,19 @@ def run(cmd, timeout, env=None, cwd=None):
 
 
 def shm_names():
+    """/dev/shm names owned by this user (another user's segments on a
+    shared machine are never this run's to judge or remove)."""
+    names = set()
     try:
-        return set(os.listdir("/dev/shm"))
+        for name in os.listdir("/dev/shm"):
+            try:
+                if os.lstat(os.path.join("/dev/shm", name)).st_uid == os.getuid():
+                    names.add(name)
+            except OSError:
+                continue
     except OSError:
-        return set()
+        pass
+    return names
 
 
 def shm_in_use():
@@ -105,8 +114,8 @@ def shm_in_use():
 
 
 def remove_leftovers(before):
-    """Remove what a finished launch left in /dev/shm: names that appeared
-    during it and that no live process has mapped or open. A PE that
+    """Remove what a finished launch left in /dev/shm: names of this user
+    that appeared during it and that no live process has mapped or open. A PE that
     crashed or was killed may leave its segments or its provider's queues
     behind, and a later launch of the same library can fail on them.
     Returns the names removed."""
