@@ -194,6 +194,26 @@ pe_state() {
     echo "$1 (host $host, $(awk '/^State:/ {print "state " $2}' /proc/$1/status 2>/dev/null), waiting in $(cat /proc/$1/wchan 2>/dev/null))"
 }
 
+# The link back up for the next launch: what a killed launcher left
+# running (its daemons, which waited for it over the lost link) is killed,
+# the neighbour caches that learnt the link was gone are flushed, and both
+# ends must report a carrier. Seen once: the get case's mpirun, started at
+# once after the barrier case's, could not start its daemon on hostB.
+link_restore() {
+    local pid i
+    for pid in $(ip netns pids "$nsa"; ip netns pids "$nsb"); do
+        case "$(cat /proc/$pid/comm 2>/dev/null)" in orted | link_loss) kill -KILL "$pid" 2>/dev/null ;; esac
+    done
+    ip -n "$nsa" link set "$va" up
+    ip -n "$nsb" link set "$vb" up
+    ip -n "$nsa" neigh flush dev "$va" 2>/dev/null
+    ip -n "$nsb" neigh flush dev "$vb" 2>/dev/null
+    for i in $(seq 50); do
+        ip -n "$nsa" link show "$va" | grep -q LOWER_UP && ip -n "$nsb" link show "$vb" | grep -q LOWER_UP && return 0
+        sleep 0.1
+    done
+}
+
 # link_case MODE ROUTINE_REGEX LABEL_SUFFIX LAUNCHER_NAME launch-command...
 # The launch command runs on hostA and starts 4 PEs placed 2+2; link_loss
 # and MODE are appended to it.
@@ -203,8 +223,7 @@ link_case() {
     local label="multihost/link_loss $mode np=4$suffix" t0 elapsed left limit pid
     local timeout_s=5 grace=12
     limit=$((timeout_s + grace))
-    ip -n "$nsa" link set "$va" up
-    ip -n "$nsb" link set "$vb" up
+    link_restore
     rm -f "$work/down"
     t0=$SECONDS
     setsid nsenter -t "$pida" -n -u -m -- env TMPDIR="$work/tmpA" SHMEM_OFI_TIMEOUT=$timeout_s \

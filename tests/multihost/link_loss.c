@@ -2,7 +2,8 @@
  * link_loss.c — run by tests/multihost/run.sh across two hosts (4 PEs,
  * 2+2): PE 0 takes the link between the hosts down
  * ($SHOAL_TEST_LINK_DOWN), then "barrier" enters a barrier, "get" first
- * gets from the last PE (on the other host). The job must end with an
+ * gets from the last PE (on the other host; PE 0's neighbours wait 3 s
+ * before the barrier, so the get is first to time out). The job must end with an
  * error naming the routine and a peer on the other host: nothing here
  * may complete after the link is gone.
  */
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define N 4096
 
@@ -49,6 +51,12 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (!strcmp(mode, "get"))
             shmem_get(got, mine, N, n - 1);
+    } else if (!strcmp(mode, "get") && shmem_team_translate_pe(SHMEM_TEAM_WORLD, 0, SHMEM_TEAM_SHARED) >= 0) {
+        /* On PE 0's host, let PE 0's get be the first to find the link
+         * gone: a barrier entered now would time out with it, and
+         * whichever PE here reports first ends the job (the other host's
+         * output cannot arrive). */
+        sleep(3);
     }
     shmem_barrier_all();
     printf("PE %d: the barrier completed with the link down\n", me);
