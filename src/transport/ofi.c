@@ -26,6 +26,27 @@ static void provider_defaults(void)
     setenv("FI_OFI_RXM_BUFFER_SIZE", "4096", 0);
 }
 
+/* On shm a domain with virtual addresses whose endpoints promise no RMA
+ * ordering lets the provider do a read or write that asks for no
+ * delivery completion by cross-memory attach, from the initiating
+ * process: one system call, no turn of the target's command queue (where
+ * 1.17 serves every read through its bounce buffers). Shoal keeps the
+ * order it needs itself (ofi_rma.c, "Direct"); the ordering the
+ * endpoints keep for queued operations is unchanged, so the promise is
+ * only left out of the attributes the domain is opened with. */
+static void open_domain(const char *routine)
+{
+    struct shmemi_ofi *o = &shmemi_ofi;
+    uint64_t order = o->info->tx_attr->msg_order;
+
+    if (o->direct) {
+        o->info->domain_attr->mr_mode |= FI_MR_VIRT_ADDR;
+        o->info->tx_attr->msg_order = 0;
+    }
+    SHMEMI_OFI_CHECK(fi_domain(o->fabric, o->info, &o->domain, NULL), "fi_domain", routine);
+    o->info->tx_attr->msg_order = order;
+}
+
 void shmemi_ofi_open(const char *routine)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
@@ -49,7 +70,7 @@ void shmemi_ofi_open(const char *routine)
     if (o->transmit_complete)
         o->info->tx_attr->op_flags &= ~(uint64_t)FI_TRANSMIT_COMPLETE;
     SHMEMI_OFI_CHECK(fi_fabric(o->info->fabric_attr, &o->fabric, NULL), "fi_fabric", routine);
-    SHMEMI_OFI_CHECK(fi_domain(o->fabric, o->info, &o->domain, NULL), "fi_domain", routine);
+    open_domain(routine);
     SHMEMI_OFI_CHECK(fi_av_open(o->domain, &ava, &o->av, NULL), "fi_av_open", routine);
     shmemi_init_phase("ofi_domain");
     shmemi_ofi_ep_open(&o->main, routine);

@@ -132,6 +132,10 @@ struct shmemi_ofi {
      * at transmit and quiet flushes every PE written (ofi_posted.c). */
     int transmit_complete;
     int raw;             /* reads ordered after writes (FI_ORDER_RAW, any size) */
+    /* libfabric's shm, its domain opened for cross-memory attach: gets and
+     * large puts are done by the initiating process, outside the command
+     * queue that orders everything else (ofi_rma.c, "Direct"). */
+    int direct;
     int flush_fence;     /* no RAW order, FI_FENCE offered: the flush read is fenced */
     uint64_t dc;         /* FI_DELIVERY_COMPLETE, or 0 under transmit_complete */
     void *seg_desc[SHMEMI_OFI_NREG]; /* the segments' local descriptors (FI_MR_LOCAL) */

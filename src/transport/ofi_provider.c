@@ -284,6 +284,9 @@ void shmemi_ofi_plan(const struct fi_info *fi)
     o->raw = shmemi_ofi_reads_after_writes(fi);
     o->posted = o->raw;
     o->transmit_complete = want_transmit_complete || !(fi->tx_attr->op_flags & FI_DELIVERY_COMPLETE);
+    /* Not under transmit_complete: there every write asks for no delivery
+     * completion by default, and shm would do bounced ones directly too. */
+    o->direct = o->raw && !o->transmit_complete;
     o->dc = o->transmit_complete ? 0 : FI_DELIVERY_COMPLETE;
     o->flush_fence = o->transmit_complete && !o->raw && (fi->caps & FI_FENCE);
     o->mr_local = (fi->domain_attr->mr_mode & FI_MR_LOCAL) || (force & SHMEMI_OFI_FORCE_MR_LOCAL);
@@ -307,6 +310,10 @@ void shmemi_ofi_print_plan(FILE *out, const struct fi_info *fi, const char *inde
                 o->raw           ? "ordered after the writes (FI_ORDER_RAW)"
                 : o->flush_fence ? "fenced (FI_FENCE)"
                                  : "posted once the writes completed at transmit (no FI_ORDER_RAW, no FI_FENCE)");
+    if (o->direct)
+        fprintf(out, "%sgets and puts above %zu B: direct, by cross-memory attach from this process where shm can "
+                "(the domain is opened without RMA ordering; writes still queued to the PE are completed first)\n",
+                indent, shmemi_ofi.bounce_size > shmemi_ofi.inject_size ? shmemi_ofi.bounce_size : shmemi_ofi.inject_size);
     if (!o->mr_local)
         fprintf(out, "%slocal buffers: unregistered (no FI_MR_LOCAL)\n", indent);
     else

@@ -16,6 +16,17 @@
  *  - quiet flushes posted writes, then waits until both counters reach
  *    the issued counts. Other writes are issued with FI_DELIVERY_COMPLETE,
  *    so a completed write is visible at the target.
+ *
+ * Direct (libfabric's shm, ofi.c open_domain): a get, and a put too large
+ * to bounce, ask for no delivery completion, and shm does them by
+ * cross-memory attach before the call returns (complete, on the target's
+ * memory) instead of queueing them; everything else still goes through
+ * the target's command queue, in order. A direct operation would overtake
+ * what is still queued to the PE, so it first completes the endpoint's
+ * queued writes (a flush where some are posted, else the write counter),
+ * which keeps reads after writes and fence free. Where shm cannot attach
+ * (no CMA between the two processes) it queues them and completes them
+ * when the target has served them: the same order, later.
  */
 #include <string.h>
 
@@ -42,6 +53,33 @@ void shmemi_ofi_writes_visible(struct shmemi_ofi_ep *e, int pe, const char *rout
         wait_writes(e, pe, routine);
 }
 
+/* Before a direct operation: what this endpoint queued is applied (posted
+ * writes, and tracked ones: delivery-complete puts on the write counter,
+ * non-fetching AMOs sent as fetching ones on the read counter). */
+static void queued_writes_applied(struct shmemi_ofi_ep *e, int pe, const char *routine)
+{
+    if (shmemi_ofi_posted_pending(e)) {
+        shmemi_ofi_quiet_ep(e, routine);
+        return;
+    }
+    if (!shmemi_ofi_caught_up(&e->w))
+        wait_writes(e, pe, routine);
+    if (!shmemi_ofi_caught_up(&e->r))
+        wait_reads(e, pe, routine);
+}
+
+/* A write or read asking for no delivery completion (direct above). */
+static ssize_t rma_direct(struct shmemi_ofi_ep *e, int is_read, void *buf, size_t n, void *desc, int pe,
+                          uint64_t raddr, uint64_t key, void *op_ctx)
+{
+    struct iovec iov = {.iov_base = buf, .iov_len = n};
+    struct fi_rma_iov rma = {.addr = raddr, .len = n, .key = key};
+    struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = shmemi_ofi_addr(pe),
+                             .rma_iov = &rma, .rma_iov_count = 1, .context = op_ctx};
+
+    return is_read ? fi_readmsg(e->ep, &msg, 0) : fi_writemsg(e->ep, &msg, 0);
+}
+
 /* A put small enough to inject: the source is free on return. */
 static void inject_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t key, const void *src, size_t n,
                        const char *routine)
@@ -57,6 +95,16 @@ static void inject_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t
          * completion is asked for explicitly: tcp;ofi_rxm loses the count
          * of an injected write that asks for no completion at all. */
         uint64_t flags = FI_INJECT | (o->transmit_complete ? FI_TRANSMIT_COMPLETE : 0);
+        /* Direct: shm attaches only for a target in one piece; in two it
+         * copies the data into the command queue, with no system call
+         * (0.2 us a put against 0.7 here), and quiet's flush covers it. */
+        struct fi_rma_iov halves[2] = {{.addr = raddr, .len = n / 2, .key = key},
+                                       {.addr = raddr + n / 2, .len = n - n / 2, .key = key}};
+
+        if (o->direct) {
+            msg.rma_iov = halves;
+            msg.rma_iov_count = 2;
+        }
         SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_writemsg(e->ep, &msg, flags)), "fi_writemsg(FI_INJECT)",
                         pe, routine);
         shmemi_ofi_posted_mark(e, pe);
@@ -91,8 +139,13 @@ static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const v
     }
     if (o->mr_local && !desc)
         desc = shmemi_ofi_local_reg(e, src, n, FI_WRITE | FI_SEND, &mr, routine);
-    SHMEMI_OFI_POST(e, &e->w, fi_write(e->ep, src, n, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx), "fi_write", pe,
-                    routine);
+    if (o->direct) {
+        queued_writes_applied(e, pe, routine);
+        SHMEMI_OFI_POST(e, &e->w, rma_direct(e, 0, (void *)src, n, desc, pe, raddr, key, op_ctx), "fi_writemsg",
+                        pe, routine);
+    } else
+        SHMEMI_OFI_POST(e, &e->w, fi_write(e->ep, src, n, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx),
+                        "fi_write", pe, routine);
     shmemi_ofi_written(e, pe);
     /* Registered for this put: it completes before the registration goes. */
     if (!nbi || mr)
@@ -123,7 +176,10 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
     void *desc = NULL;
     struct fid_mr *mr = NULL;
 
-    shmemi_ofi_writes_visible(e, pe, routine);
+    if (o->direct)
+        queued_writes_applied(e, pe, routine);
+    else
+        shmemi_ofi_writes_visible(e, pe, routine);
     if (o->mr_local && !(desc = shmemi_ofi_seg_desc(dst, n))) {
         if (n <= o->bounce_size) {
             get_bounced(e, dst, pe, raddr, key, n, routine);
@@ -131,8 +187,12 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
         }
         desc = shmemi_ofi_local_reg(e, dst, n, FI_READ | FI_RECV, &mr, routine);
     }
-    SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, dst, n, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx), "fi_read", pe,
-                    routine);
+    if (o->direct)
+        SHMEMI_OFI_POST(e, &e->r, rma_direct(e, 1, dst, n, desc, pe, raddr, key, op_ctx), "fi_readmsg", pe,
+                        routine);
+    else
+        SHMEMI_OFI_POST(e, &e->r, fi_read(e->ep, dst, n, desc, shmemi_ofi_addr(pe), raddr, key, op_ctx),
+                        "fi_read", pe, routine);
     if (!nbi || mr)
         wait_reads(e, pe, routine);
     shmemi_ofi_local_done(mr);
