@@ -95,14 +95,14 @@ static void inject_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t
          * completion is asked for explicitly: tcp;ofi_rxm loses the count
          * of an injected write that asks for no completion at all. */
         uint64_t flags = FI_INJECT | (o->transmit_complete ? FI_TRANSMIT_COMPLETE : 0);
-        /* Direct: shm attaches only for a target in one piece; in two it
-         * copies the data into the command queue, with no system call
-         * (0.2 us a put against 0.7 here), and quiet's flush covers it. */
-        struct fi_rma_iov halves[2] = {{.addr = raddr, .len = n / 2, .key = key},
-                                       {.addr = raddr + n / 2, .len = n - n / 2, .key = key}};
+        /* Direct: shm attaches only for a target given in one piece; given
+         * as the whole and an empty piece after it, the put is copied into
+         * the command queue, with no system call (a stream of 8-byte puts:
+         * 0.7 us a put, against 1.3 by attach), and quiet's flush covers it. */
+        struct fi_rma_iov pieces[2] = {{.addr = raddr, .len = n, .key = key}, {.addr = raddr + n, .len = 0, .key = key}};
 
         if (o->direct) {
-            msg.rma_iov = halves;
+            msg.rma_iov = pieces;
             msg.rma_iov_count = 2;
         }
         SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_writemsg(e->ep, &msg, flags)), "fi_writemsg(FI_INJECT)",
