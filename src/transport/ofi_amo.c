@@ -32,6 +32,9 @@
  * twice (bench/ofi_amo_repro.c), so shm without the order keeps round
  * trips, as does a provider that cannot inject 8 bytes.
  *
+ * A non-fetching AMO to a node-local peer of a mixed job (its gets are
+ * copies from mapped memory) is a round trip in every case.
+ *
  * Under transmit_complete (no FI_DELIVERY_COMPLETE) windowed AMOs are
  * injected without it and marked for quiet's flush, like puts. Under
  * FI_MR_LOCAL, operands, compare values and results that the provider
@@ -331,7 +334,14 @@ void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum s
 {
     int i = dt_index(dtype);
 
-    if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.posted && shmemi_ofi_post_this(e, pe)) {
+    /* A node-local peer of a job that also has network peers: its AMOs
+     * come here (one atomicity domain, docs/design.md) but its gets are
+     * copies from its mapped memory, which wait for nothing in flight. So
+     * a PE reads back what it added there only if the add is applied on
+     * return: a round trip, never posted or windowed. */
+    if (shmemi_ofi.amo_native[i] && !fetch && (shmemi_tp_peer(pe)->flags & SHMEMI_PEER_LOADSTORE))
+        native(e, pe, seg, off, op, fi_type[i], value, cond, fetch, routine);
+    else if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.posted && shmemi_ofi_post_this(e, pe)) {
         posted_op(e, pe, seg, off, op, fi_type[i], value, 0, routine);
         shmemi_ofi_posted_mark(e, pe);
     } else if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.posted)
