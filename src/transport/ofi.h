@@ -123,6 +123,9 @@ struct shmemi_ofi {
      * injected delivery-complete on the write counter and left to quiet,
      * at most SHMEMI_OFI_AMO_WINDOW of the endpoint's writes in flight. */
     int amo_windowed;
+    /* Posted non-fetching AMOs (ofi_posted.c) are injected: posted and an
+     * inject size of 8 bytes at least. */
+    int amo_posted;
     int lock_capable;    /* 64-bit unsigned cswap/fetch/write: the software path can run */
     /* What the provider requires of the local side (or SHMEM_OFI_FORCE
      * makes us act as if it did; docs/providers.md). */
