@@ -11,7 +11,9 @@ A variant is NAME:K=V,K=V (Shoal's environment; its name starting with
 "sos" runs the --sos-prefix library instead, "before" the Shoal build
 given by --before-build, e.g. an older checkout's). Each launch prints one line:
 fetch-add, adds back to back + quiet, the same + a fetch
-that proves them applied, get 8 B (ns), the cache-line round trip
+that proves them applied, get 8 B, OSU's add window and its put 1 MiB +
+quiet window (each the median of many windows in the launch; ns), the
+cache-line round trip
 between the PEs' cores before/after, then per PE "main@CPUs
 ivcsw ticks" and the other threads that ran ("thread: vcsw/ivcsw ticks").
 A launch is slow when its fetch-add is above --slow-factor (1.8) times the
@@ -133,11 +135,12 @@ def main():
                 out.write(json.dumps({"launch": i, "variant": name, **r}) + "\n")
             print(f"{i:2d} {name:12s} fadd {r['fetch_add_ns']:7.0f} add_nq {r['add_nq_ns']:7.0f} "
                   f"+fetch {r['add_nq_fetched_ns']:7.0f} "
-                  f"get {r['get_ns']:7.0f} line {r['line_rtt_ns'][0]:4.0f}/{r['line_rtt_ns'][1]:4.0f} | " + " | ".join(summary(pe) for pe in r["pes"]), flush=True)
+                  f"get {r['get_ns']:7.0f} osu-add {r['osu_add_ns']:5.0f} osu-put1m {r['osu_put1m_ns']:6.0f} "
+                  f"line {r['line_rtt_ns'][0]:4.0f}/{r['line_rtt_ns'][1]:4.0f} | " + " | ".join(summary(pe) for pe in r["pes"]), flush=True)
 
     print(f"\nuptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     print(f"{'variant':12s} {'n':>3s} {'fetch-add median (min-max)':>28s} {'adds b2b + quiet':>24s} "
-          f"{'+ a fetch':>24s} {'get 8 B':>24s} slow")
+          f"{'+ a fetch':>24s} {'get 8 B':>24s} {'OSU add window':>24s} {'OSU put 1 MiB + quiet':>24s} slow")
     for v in variants:
         rs = results[v]
         if not rs:
@@ -148,7 +151,8 @@ def main():
         fast = min(r["fetch_add_ns"] for r in rs)
         slow = sum(r["fetch_add_ns"] > args.slow_factor * fast for r in rs)
         print(f"{v.partition(':')[0]:12s} {len(rs):3d} {col('fetch_add_ns'):>28s} {col('add_nq_ns'):>24s} "
-              f"{col('add_nq_fetched_ns'):>24s} {col('get_ns'):>24s} {slow}/{len(rs)}")
+              f"{col('add_nq_fetched_ns'):>24s} {col('get_ns'):>24s} {col('osu_add_ns'):>24s} "
+              f"{col('osu_put1m_ns'):>24s} {slow}/{len(rs)}")
 
 
 if __name__ == "__main__":

@@ -7,8 +7,20 @@
  * (it runs against any implementation); the thread figures come from
  * /proc, not from the library.
  *
+ * Then OSU's two timed windows that scatter most from launch to launch,
+ * each repeated so that a launch gives a median rather than one sample
+ * (osu_oshm_atomics and osu_oshm_put time each window once a launch):
+ *   osu_add_ns   500 int adds to consecutive 8-byte slots of PE 1, the
+ *                clock stopped with none waited for, then the two
+ *                sum_to_all calls OSU makes (PE 1 waits in them);
+ *                median over ADD_WINDOWS windows, ns an add;
+ *   osu_put1m_ns both PEs write every byte of both buffers, a barrier,
+ *                then 100 x (putmem 1 MiB + quiet) while PE 1 waits in the
+ *                next barrier; median over PUT_WINDOWS windows, ns a put.
+ *
  * Output, PE 0's stdout, one JSON line per launch:
- *   {"fetch_add_ns":..,"add_nq_ns":..,"add_nq_fetched_ns":..,"get_ns":..,"line_rtt_ns":[before,after],"pes":[{"pe":0,"threads":[
+ *   {"fetch_add_ns":..,"add_nq_ns":..,"add_nq_fetched_ns":..,"get_ns":..,"osu_add_ns":..,"osu_put1m_ns":..,
+ *    "line_rtt_ns":[before,after],"pes":[{"pe":0,"threads":[
  *     {"tid":..,"comm":..,"cpus":"0-1","cpu_hist":{..},"vcsw":..,"ivcsw":..,"ticks":..}]}]}
  * cpu_hist counts, for each thread, the CPU it was last seen on by samples
  * taken every 10 ms during the timed part (field 39 of /proc/self/task/T/stat,
@@ -230,6 +242,83 @@ static void get8(void *arg, long n)
     sink = v;
 }
 
+#define ADD_WINDOWS 60
+#define PUT_WINDOWS 9
+#define PUT_BYTES ((size_t)1 << 20)
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, n, sizeof *v, by_value);
+    return v[n / 2];
+}
+
+/* osu_oshm_atomics' shmem_int_add window, ADD_WINDOWS times (both PEs). */
+static double osu_add_window_ns(int me)
+{
+    /* OSU's reductions use the 1.4 active-set form: the same here, so
+     * that PE 1 waits where OSU's PE 1 waits. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    static double pwrk1[SHMEM_REDUCE_MIN_WRKDATA_SIZE], pwrk2[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+    static long psync1[SHMEM_REDUCE_SYNC_SIZE], psync2[SHMEM_REDUCE_SYNC_SIZE];
+    static double rate, sum_rate, lat, sum_lat;
+    double v[ADD_WINDOWS];
+    long long *slots = shmem_malloc(500 * sizeof *slots);
+
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+        psync1[i] = psync2[i] = SHMEM_SYNC_VALUE;
+    for (int w = 0; w < ADD_WINDOWS; w++) {
+        memset(slots, w & 0x7f, 500 * sizeof *slots);
+        shmem_barrier_all();
+        if (me == 0) {
+            double t0 = bench_now_ns();
+            for (int i = 0; i < 500; i++)
+                shmem_int_add((int *)&slots[i], 1, 1);
+            lat = v[w] = (bench_now_ns() - t0) / 500;
+            rate = 1e9 / lat;
+        }
+        shmem_double_sum_to_all(&sum_rate, &rate, 1, 0, 0, 2, pwrk1, psync1);
+        shmem_double_sum_to_all(&sum_lat, &lat, 1, 0, 0, 2, pwrk2, psync2);
+    }
+#pragma GCC diagnostic pop
+    shmem_barrier_all();
+    shmem_free(slots);
+    return me == 0 ? median(v, ADD_WINDOWS) : 0;
+}
+
+/* osu_oshm_put's 1 MiB window, PUT_WINDOWS times (both PEs). */
+static double osu_put1m_window_ns(int me)
+{
+    char *s = shmem_malloc(PUT_BYTES), *r = shmem_malloc(PUT_BYTES);
+    double v[PUT_WINDOWS];
+
+    for (int w = 0; w < PUT_WINDOWS; w++) {
+        for (size_t i = 0; i < PUT_BYTES; i++) {
+            ((volatile char *)s)[i] = 'a';
+            ((volatile char *)r)[i] = 'b';
+        }
+        shmem_barrier_all();
+        if (me == 0) {
+            double t0 = bench_now_ns();
+            for (int i = 0; i < 100; i++) {
+                shmem_putmem(r, s, PUT_BYTES, 1);
+                shmem_quiet();
+            }
+            v[w] = (bench_now_ns() - t0) / 100;
+        }
+        shmem_barrier_all();
+    }
+    shmem_free(r);
+    shmem_free(s);
+    return me == 0 ? median(v, PUT_WINDOWS) : 0;
+}
+
 static void print_threads(int pe)
 {
     printf("{\"pe\":%d,\"threads\":[", pe);
@@ -257,7 +346,7 @@ int main(int argc, char **argv)
     struct bench_args a;
     pthread_t st;
     int me;
-    double fa = 0, an = 0, anf = 0, g = 0, rtt0, rtt1;
+    double fa = 0, an = 0, anf = 0, g = 0, oa, op, rtt0, rtt1;
 
     bench_parse_args(argc, argv, &a, 8, 8);
     shmem_init();
@@ -295,6 +384,8 @@ int main(int argc, char **argv)
         memcpy(before[i].cpu_hist, after[i].cpu_hist, sizeof before[i].cpu_hist);
     n_after = snapshot(after);
     rtt1 = line_rtt_ns(me, &tag);
+    oa = osu_add_window_ns(me);
+    op = osu_put1m_window_ns(me);
 
     /* PE 1 hands its thread lines to PE 0 through a symmetric buffer. */
     {
@@ -314,8 +405,8 @@ int main(int argc, char **argv)
         shmem_barrier_all();
         if (me == 0) {
             printf("{\"fetch_add_ns\":%.1f,\"add_nq_ns\":%.1f,\"add_nq_fetched_ns\":%.1f,\"get_ns\":%.1f,"
-                   "\"line_rtt_ns\":[%.1f,%.1f],\"pes\":[",
-                   fa, an, anf, g, rtt0, rtt1);
+                   "\"osu_add_ns\":%.1f,\"osu_put1m_ns\":%.1f,\"line_rtt_ns\":[%.1f,%.1f],\"pes\":[",
+                   fa, an, anf, g, oa, op, rtt0, rtt1);
             print_threads(0);
             printf(",%s]}\n", buf);
             fflush(stdout);
