@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define SHOAL_FAST_ABI 1
+#define SHOAL_FAST_ABI 2
 
 struct shmemi_fast_state {
     uintptr_t heap_base;   /* this PE's symmetric heap */
@@ -28,12 +28,16 @@ struct shmemi_fast_state {
     int debug;             /* SHMEM_DEBUG */
     int order_local;       /* fence/quiet of the default context are memory
                               fences (every peer by shared memory) */
+    int reads_wait;        /* not 0: a node-local peer may have writes in
+                              flight through libfabric that a copy from
+                              its memory would not wait for (mixed jobs):
+                              reads leave the inline path */
     char **heap_peer;      /* [n_pes] peer heap mapped here, NULL if not node-local */
     char **data_peer;      /* [n_pes] peer data mapped here, NULL if not node-local */
 };
 
-extern struct shmemi_fast_state shmemi_fast_v1;
-#define shmemi_fast shmemi_fast_v1
+extern struct shmemi_fast_state shmemi_fast_v2;
+#define shmemi_fast shmemi_fast_v2
 
 #if defined(__GNUC__)
 #define SHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -74,6 +78,18 @@ static inline void *shmemi_fast_addr(const void *addr, size_t len, int pe)
 static inline void *shmemi_fast_copy_addr(const void *addr, size_t len, int pe)
 {
     return len < SHMEMI_FAST_COPY_MAX ? shmemi_fast_addr(addr, len, pe) : NULL;
+}
+
+/* shmemi_fast_addr for a read (g, get): NULL once reads must wait. */
+static inline const void *shmemi_fast_read_addr(const void *addr, size_t len, int pe)
+{
+    return __atomic_load_n(&shmemi_fast.reads_wait, __ATOMIC_RELAXED) ? NULL : shmemi_fast_addr(addr, len, pe);
+}
+
+/* shmemi_fast_copy_addr for a get's copy. */
+static inline const void *shmemi_fast_read_copy_addr(const void *addr, size_t len, int pe)
+{
+    return len < SHMEMI_FAST_COPY_MAX ? shmemi_fast_read_addr(addr, len, pe) : NULL;
 }
 
 /* shmem_fence/shmem_quiet when every peer is node-local: the copies and

@@ -16,7 +16,7 @@ struct shmemi_world shmemi_world = {
 };
 
 /* Sizes stay 0 (inline paths off) until init fills the table. */
-__attribute__((visibility("default"))) struct shmemi_fast_state shmemi_fast_v1;
+__attribute__((visibility("default"))) struct shmemi_fast_state shmemi_fast_v2;
 
 /* ---- SHMEM_INIT_TIMING ---- */
 #define PHASES_MAX 16

@@ -75,6 +75,9 @@ struct shmemi_ofi_ep {
     struct fid_cq *cq;        /* errors only: FI_SELECTIVE_COMPLETION */
     struct shmemi_ofi_count w, r;
     int is_private;           /* serves a PRIVATE context: one thread only */
+    /* Mixed jobs: AMOs to node-local peers left in flight since the last
+     * settle, and settles under way (shmemi_ofi_local_reads_settle). */
+    int local_writes, settling;
     struct shmemi_ofi_posted posted;
     struct shmemi_ofi_bounce bounce;
     struct shmemi_ofi_ctxring ctxs;
@@ -246,6 +249,9 @@ static inline void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_o
     shmemi_ofi_cntr_wait_slack(e, c, 0, pe, routine);
 }
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine);
+/* ofi_amo.c: the endpoint was quieted for good (its context destroyed):
+ * its mark of AMOs in flight to node-local peers is void. */
+void shmemi_ofi_local_writes_retired(struct shmemi_ofi_ep *e);
 /* ofi_rma.c: before a read from pe (get, fetching AMO), this endpoint's
  * earlier writes are visible there, so a PE reads back what it wrote. */
 void shmemi_ofi_writes_visible(struct shmemi_ofi_ep *e, int pe, const char *routine);

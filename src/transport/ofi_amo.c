@@ -32,8 +32,11 @@
  * twice (bench/ofi_amo_repro.c), so shm without the order keeps round
  * trips, as does a provider that cannot inject 8 bytes.
  *
- * A non-fetching AMO to a node-local peer of a mixed job (its gets are
- * copies from mapped memory) is a round trip in every case.
+ * A non-fetching AMO to a node-local peer of a mixed job is left in flight
+ * the same way, but that peer's gets are copies from its mapped memory:
+ * the AMO marks its endpoint (counted in shmemi_fast.reads_wait, which
+ * turns the inline gets off), and a get from a node-local peer first
+ * completes what the get's endpoint marked (shmemi_ofi_local_reads_settle).
  *
  * Under transmit_complete (no FI_DELIVERY_COMPLETE) windowed AMOs are
  * injected without it and marked for quiet's flush, like puts. Under
@@ -321,27 +324,68 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
         memcpy(fetch, &cur, size);
 }
 
+/* A non-fetching AMO to a node-local peer of a mixed job was left in
+ * flight (posted, tracked or windowed): mark the endpoint. Marked after the
+ * post, with seq_cst, so that a settle which takes the mark reads an
+ * issued count that holds this AMO. shmemi_fast.reads_wait counts the
+ * marked endpoints and the taken marks whose quiet is still under way:
+ * while it is not 0, gets leave the inline path. */
+static void mark_local_write(struct shmemi_ofi_ep *e)
+{
+    if (!__atomic_load_n(&e->local_writes, __ATOMIC_SEQ_CST) &&
+        !__atomic_exchange_n(&e->local_writes, 1, __ATOMIC_SEQ_CST))
+        __atomic_fetch_add(&shmemi_fast.reads_wait, 1, __ATOMIC_SEQ_CST);
+}
+
+void shmemi_ofi_local_reads_settle(shmem_ctx_t ctx, const char *routine)
+{
+    /* A context whose endpoint was never opened has nothing in flight. */
+    struct shmemi_ofi_ep *e = ctx == SHMEM_CTX_DEFAULT || !ctx
+                                  ? &shmemi_ofi.main
+                                  : __atomic_load_n(&shmemi_tp_ctx_of(ctx)->ep, __ATOMIC_ACQUIRE);
+    int took;
+
+    if (!e || (!__atomic_load_n(&e->local_writes, __ATOMIC_SEQ_CST) &&
+               !__atomic_load_n(&e->settling, __ATOMIC_SEQ_CST)))
+        return;
+    /* settling is raised before the mark is taken: a thread that finds the
+     * mark gone while another thread's quiet has not yet covered its own
+     * AMO quiets too, instead of reading too early. */
+    __atomic_fetch_add(&e->settling, 1, __ATOMIC_SEQ_CST);
+    took = __atomic_exchange_n(&e->local_writes, 0, __ATOMIC_SEQ_CST);
+    shmemi_ofi_quiet_ep(e, routine);
+    if (took)
+        __atomic_fetch_sub(&shmemi_fast.reads_wait, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_sub(&e->settling, 1, __ATOMIC_SEQ_CST);
+}
+
+void shmemi_ofi_local_writes_retired(struct shmemi_ofi_ep *e)
+{
+    if (__atomic_exchange_n(&e->local_writes, 0, __ATOMIC_SEQ_CST))
+        __atomic_fetch_sub(&shmemi_fast.reads_wait, 1, __ATOMIC_SEQ_CST);
+}
+
 void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
                     const void *value, const void *cond, void *fetch, const char *routine)
 {
+    struct shmemi_ofi *o = &shmemi_ofi;
     int i = dt_index(dtype);
 
-    /* A node-local peer of a job that also has network peers: its AMOs
-     * come here (one atomicity domain, docs/design.md) but its gets are
-     * copies from its mapped memory, which wait for nothing in flight. So
-     * a PE reads back what it added there only if the add is applied on
-     * return: a round trip, never posted or windowed. */
-    if (shmemi_ofi.amo_native[i] && !fetch && (shmemi_tp_peer(pe)->flags & SHMEMI_PEER_LOADSTORE))
+    if (!o->amo_native[i]) {
+        locked(e, pe, seg, off, op, dtype, value, cond, fetch, routine);
+        return;
+    }
+    if (fetch || !(o->posted || o->amo_windowed)) {
         native(e, pe, seg, off, op, fi_type[i], value, cond, fetch, routine);
-    else if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.amo_posted && shmemi_ofi_post_this(e, pe)) {
+        return;
+    }
+    if (o->amo_posted && shmemi_ofi_post_this(e, pe)) {
         injected_op(e, pe, seg, off, op, fi_type[i], value, routine);
         shmemi_ofi_posted_mark(e, pe);
-    } else if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.posted)
+    } else if (o->posted)
         tracked(e, pe, seg, off, op, fi_type[i], value, routine);
-    else if (shmemi_ofi.amo_native[i] && !fetch && shmemi_ofi.amo_windowed)
-        windowed(e, pe, seg, off, op, fi_type[i], value, routine);
-    else if (shmemi_ofi.amo_native[i])
-        native(e, pe, seg, off, op, fi_type[i], value, cond, fetch, routine);
     else
-        locked(e, pe, seg, off, op, dtype, value, cond, fetch, routine);
+        windowed(e, pe, seg, off, op, fi_type[i], value, routine);
+    if (shmemi_tp_peer(pe)->flags & SHMEMI_PEER_LOADSTORE)
+        mark_local_write(e);
 }

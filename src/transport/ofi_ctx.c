@@ -104,6 +104,7 @@ void shmemi_ofi_ctx_retired(shmem_ctx_t ctx)
     if (e && e != &shmemi_ofi.main) {
         /* The context's own endpoint: hand its slot back. */
         struct ofi_cx *c = (struct ofi_cx *)(void *)((char *)e - offsetof(struct ofi_cx, ep));
+        shmemi_ofi_local_writes_retired(e);
         c->in_use = 0;
         __atomic_store_n(&exhausted, 0, __ATOMIC_RELAXED); /* one is free again */
     }

@@ -142,7 +142,7 @@ void shmemi_transport_release(void)
 /* Sizes stay 0 (inline paths off) until init fills the table. */
 void shmemi_fast_fill(void)
 {
-    struct shmemi_fast_state *f = &shmemi_fast_v1;
+    struct shmemi_fast_state *f = &shmemi_fast_v2;
     /* Under SHMEM_DEBUG the checked out-of-line routines must run. */
     int on = !shmemi_settings.debug;
 
@@ -162,7 +162,7 @@ void shmemi_fast_fill(void)
 
 void shmemi_fast_clear(void)
 {
-    shmemi_fast_v1 = (struct shmemi_fast_state){0};
+    shmemi_fast_v2 = (struct shmemi_fast_state){0};
 }
 
 void shmemi_transport_quiet_all(void)

@@ -30,11 +30,15 @@ static void shm_put(shmem_ctx_t ctx, int pe, int seg, size_t off, const void *sr
     shmemi_copy(target(pe, seg, off, routine), src, n);
 }
 
+/* In a mixed job a node-local peer's AMOs go through libfabric and may
+ * still be in flight: a PE reads back what it added only once they are
+ * complete (docs/design.md, "One atomicity domain"). */
 static void shm_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, size_t n, int nbi,
                     const char *routine)
 {
-    (void)ctx;
     (void)nbi;
+    if (__builtin_expect(__atomic_load_n(&shmemi_fast.reads_wait, __ATOMIC_SEQ_CST), 0))
+        shmemi_ofi_local_reads_settle(ctx, routine);
     shmemi_copy(dst, target(pe, seg, off, routine), n);
 }
 

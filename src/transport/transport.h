@@ -77,6 +77,10 @@ void shmemi_transport_wait_step(unsigned spins);
  * shmemi_world.net_progress is set: drive the network path, as a wait
  * loop's poll does, without the lost-peer watch of a wait. */
 void shmemi_transport_test_step(void);
+/* Before a copy from a node-local peer's memory once
+ * shmemi_fast.reads_wait is set (mixed jobs): complete what ctx's
+ * endpoint left in flight to node-local peers (transport/ofi_amo.c). */
+void shmemi_ofi_local_reads_settle(shmem_ctx_t ctx, const char *routine);
 
 /* ---- questions about a peer (pe: a world PE, in range) ---- */
 

@@ -14,7 +14,12 @@
  *   3. small puts, fence, a large put over them, fence, a small put over
  *      part of it: the block ends as the issue order says (blocking and
  *      nbi large puts);
- *   4. a 1-byte put then a 1-byte get of it (the smallest split target). */
+ *   4. a 1-byte put then a 1-byte get of it (the smallest split target);
+ *   5. adds on a context of its own then a get on that context; adds then
+ *      a non-blocking get, completed by quiet.
+ * In a job of several (virtual) nodes half the neighbours are node-local:
+ * their gets are copies from mapped memory while their adds go through
+ * libfabric, so a get must first complete the adds in flight. */
 #include <string.h>
 
 #include "check.h"
@@ -112,6 +117,23 @@ static void one_byte_put_then_get(int right, int round)
     CHECK(back == b, "round %d: the last byte put is read back as %u, not %u", round, back, b);
 }
 
+static void adds_on_a_context_then_get(shmem_ctx_t ctx, int right, int round)
+{
+    long before = shmem_ctx_long_g(ctx, word, right), nb = 0;
+
+    for (int k = 0; k < ADDS; k++)
+        shmem_ctx_long_atomic_add(ctx, word, 1, right);
+    long after = shmem_ctx_long_g(ctx, word, right);
+    CHECK(after == before + ADDS, "round %d: word after %d adds on a context is %ld, not %ld", round, ADDS, after,
+          before + ADDS);
+    for (int k = 0; k < ADDS; k++)
+        shmem_long_atomic_add(word, 1, right);
+    shmem_getmem_nbi(&nb, word, sizeof nb, right);
+    shmem_quiet();
+    CHECK(nb == after + ADDS, "round %d: non-blocking get after %d adds reads %ld, not %ld", round, ADDS, nb,
+          after + ADDS);
+}
+
 int main(void)
 {
     shmem_init();
@@ -125,16 +147,23 @@ int main(void)
         fprintf(stderr, "PE %d: FAIL allocation\n", me);
         shmem_global_exit(1);
     }
+    shmem_ctx_t ctx;
+    if (shmem_ctx_create(0, &ctx) != 0) {
+        fprintf(stderr, "PE %d: FAIL shmem_ctx_create\n", me);
+        shmem_global_exit(1);
+    }
     shmem_barrier_all();
     for (int round = 0; round < ROUNDS; round++) {
         small_puts_then_get(right, round);
         adds_then_g(right, round);
         large_put_over_small_ones(right, round, round % 2);
         one_byte_put_then_get(right, round);
+        adds_on_a_context_then_get(ctx, right, round);
     }
+    shmem_ctx_destroy(ctx);
     shmem_barrier_all();
     /* What the left neighbour left here, checked with plain loads. */
-    long want = (long)ROUNDS * ((long)ADDS * (ADDS + 1) / 2 + 7);
+    long want = (long)ROUNDS * ((long)ADDS * (ADDS + 1) / 2 + 7 + 2 * ADDS);
     CHECK(*word == want, "word holds %ld after every round, not %ld", *word, want);
     int r = ROUNDS - 1;
     CHECK(block[0] == byte_of(r, 3, 0) && block[1000] == byte_of(r, 4, 0) && block[BIG - 1] == byte_of(r, 5, 0),
