@@ -28,12 +28,14 @@ struct shmemi_fast_state {
     int debug;             /* SHMEM_DEBUG */
     int order_local;       /* fence/quiet of the default context are memory
                               fences (every peer by shared memory) */
-    int reads_wait;        /* not 0: a node-local peer may have writes in
-                              flight through libfabric that a copy from
-                              its memory would not wait for (mixed jobs):
-                              reads leave the inline path */
     char **heap_peer;      /* [n_pes] peer heap mapped here, NULL if not node-local */
     char **data_peer;      /* [n_pes] peer data mapped here, NULL if not node-local */
+    /* The tables reads (g, get) use: the two above, or tables of NULLs
+     * while a node-local peer may have writes in flight through libfabric
+     * that a copy from its memory would not wait for (mixed jobs); the
+     * library swaps them, so they are loaded atomically. */
+    char **heap_read_peer;
+    char **data_read_peer;
 };
 
 extern struct shmemi_fast_state shmemi_fast_v2;
@@ -46,10 +48,11 @@ extern struct shmemi_fast_state shmemi_fast_v2;
 #endif
 
 /* Address of [addr, addr+len) on `pe` in this process, or NULL when the
- * inline path cannot serve it (the out-of-line routine then decides). */
-static inline void *shmemi_fast_addr(const void *addr, size_t len, int pe)
+ * inline path cannot serve it (the out-of-line routine then decides).
+ * `read` (a constant at every call) picks the read tables. */
+static inline void *shmemi_fast_addr_for(const void *addr, size_t len, int pe, int read)
 {
-    const struct shmemi_fast_state *f = &shmemi_fast;
+    struct shmemi_fast_state *f = &shmemi_fast;
     uintptr_t a = (uintptr_t)addr, off;
     char *base;
 
@@ -57,15 +60,20 @@ static inline void *shmemi_fast_addr(const void *addr, size_t len, int pe)
         return NULL;
     off = a - f->heap_base;
     if (off < f->heap_size && len <= f->heap_size - off) {
-        base = f->heap_peer[pe];
+        base = (read ? __atomic_load_n(&f->heap_read_peer, __ATOMIC_RELAXED) : f->heap_peer)[pe];
         return base ? base + off : NULL;
     }
     off = a - f->data_base;
     if (off < f->data_size && len <= f->data_size - off) {
-        base = f->data_peer[pe];
+        base = (read ? __atomic_load_n(&f->data_read_peer, __ATOMIC_RELAXED) : f->data_peer)[pe];
         return base ? base + off : NULL;
     }
     return NULL;
+}
+
+static inline void *shmemi_fast_addr(const void *addr, size_t len, int pe)
+{
+    return shmemi_fast_addr_for(addr, len, pe, 0);
 }
 
 /* Puts and gets of at least this many bytes leave the inline path even to
@@ -80,10 +88,10 @@ static inline void *shmemi_fast_copy_addr(const void *addr, size_t len, int pe)
     return len < SHMEMI_FAST_COPY_MAX ? shmemi_fast_addr(addr, len, pe) : NULL;
 }
 
-/* shmemi_fast_addr for a read (g, get): NULL once reads must wait. */
+/* shmemi_fast_addr for a read (g, get): NULL while reads must wait. */
 static inline const void *shmemi_fast_read_addr(const void *addr, size_t len, int pe)
 {
-    return __atomic_load_n(&shmemi_fast.reads_wait, __ATOMIC_RELAXED) ? NULL : shmemi_fast_addr(addr, len, pe);
+    return shmemi_fast_addr_for(addr, len, pe, 1);
 }
 
 /* shmemi_fast_copy_addr for a get's copy. */

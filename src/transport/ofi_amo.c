@@ -34,9 +34,10 @@
  *
  * A non-fetching AMO to a node-local peer of a mixed job is left in flight
  * the same way, but that peer's gets are copies from its mapped memory:
- * the AMO marks its endpoint (counted in shmemi_fast.reads_wait, which
- * turns the inline gets off), and a get from a node-local peer first
- * completes what the get's endpoint marked (shmemi_ofi_local_reads_settle).
+ * the AMO marks its endpoint (each mark holds the reads, which turns the
+ * inline gets off: shmemi_fast_reads_hold), and a get from a node-local
+ * peer first completes what the get's endpoint marked
+ * (shmemi_ofi_local_reads_settle).
  *
  * Under transmit_complete (no FI_DELIVERY_COMPLETE) windowed AMOs are
  * injected without it and marked for quiet's flush, like puts. Under
@@ -327,14 +328,14 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
 /* A non-fetching AMO to a node-local peer of a mixed job was left in
  * flight (posted, tracked or windowed): mark the endpoint. Marked after the
  * post, with seq_cst, so that a settle which takes the mark reads an
- * issued count that holds this AMO. shmemi_fast.reads_wait counts the
- * marked endpoints and the taken marks whose quiet is still under way:
- * while it is not 0, gets leave the inline path. */
+ * issued count that holds this AMO. A mark holds the reads until the
+ * quiet of the settle that takes it is done: while any is held, gets
+ * leave the inline path. */
 static void mark_local_write(struct shmemi_ofi_ep *e)
 {
     if (!__atomic_load_n(&e->local_writes, __ATOMIC_SEQ_CST) &&
         !__atomic_exchange_n(&e->local_writes, 1, __ATOMIC_SEQ_CST))
-        __atomic_fetch_add(&shmemi_fast.reads_wait, 1, __ATOMIC_SEQ_CST);
+        shmemi_fast_reads_hold();
 }
 
 void shmemi_ofi_local_reads_settle(shmem_ctx_t ctx, const char *routine)
@@ -355,14 +356,14 @@ void shmemi_ofi_local_reads_settle(shmem_ctx_t ctx, const char *routine)
     took = __atomic_exchange_n(&e->local_writes, 0, __ATOMIC_SEQ_CST);
     shmemi_ofi_quiet_ep(e, routine);
     if (took)
-        __atomic_fetch_sub(&shmemi_fast.reads_wait, 1, __ATOMIC_SEQ_CST);
+        shmemi_fast_reads_release();
     __atomic_fetch_sub(&e->settling, 1, __ATOMIC_SEQ_CST);
 }
 
 void shmemi_ofi_local_writes_retired(struct shmemi_ofi_ep *e)
 {
     if (__atomic_exchange_n(&e->local_writes, 0, __ATOMIC_SEQ_CST))
-        __atomic_fetch_sub(&shmemi_fast.reads_wait, 1, __ATOMIC_SEQ_CST);
+        shmemi_fast_reads_release();
 }
 
 void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,

@@ -13,6 +13,7 @@
  * a local peer's RMA points at the shm table and its AMOs at the ofi one.
  * The result is one struct shmemi_peer per PE (transport/peer.h).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,10 @@ static int *peer_local; /* [pe] in this PE's (virtual) node */
 /* [pe] heap / data of peers whose RMA is load/store, else NULL: what the
  * inline paths (shoal/fast.h) may use. */
 static char **fast_peer[2];
+/* n_pes NULLs: the read tables while reads are held (shmemi_fast_reads_hold). */
+static char **fast_none;
+static pthread_mutex_t reads_lock = PTHREAD_MUTEX_INITIALIZER;
+static int reads_held;
 
 static void use(const struct shmemi_tp_ops *t)
 {
@@ -102,7 +107,8 @@ void shmemi_transport_select(const char *routine)
 
     for (int s = 0; s < 2; s++)
         fast_peer[s] = calloc((size_t)n, sizeof(char *));
-    if (!peer || !fast_peer[0] || !fast_peer[1])
+    fast_none = calloc((size_t)n, sizeof(char *));
+    if (!peer || !fast_peer[0] || !fast_peer[1] || !fast_none)
         shmemi_fatal(routine, "out of memory");
     if (ofi_open)
         shmemi_ofi_connect(routine);
@@ -135,6 +141,9 @@ void shmemi_transport_release(void)
         free(fast_peer[s]);
         fast_peer[s] = NULL;
     }
+    free(fast_none);
+    fast_none = NULL;
+    reads_held = 0;
     free(peer_local);
     peer_local = NULL;
 }
@@ -152,6 +161,8 @@ void shmemi_fast_fill(void)
     f->data_size = on ? shmemi_map.seg_size[SHMEMI_SEG_DATA] : 0;
     f->heap_peer = fast_peer[0];
     f->data_peer = fast_peer[1];
+    f->heap_read_peer = reads_held ? fast_none : fast_peer[0];
+    f->data_read_peer = reads_held ? fast_none : fast_peer[1];
     /* libfabric closed: CPU atomics are the atomicity domain and every
      * fence or quiet is a memory fence. */
     f->amo_local = !ofi_open;
@@ -163,6 +174,37 @@ void shmemi_fast_fill(void)
 void shmemi_fast_clear(void)
 {
     shmemi_fast_v2 = (struct shmemi_fast_state){0};
+}
+
+/* Holds are counted; the read tables are swapped only on 0 <-> 1, under a
+ * lock so that the swaps land in the order of the count. */
+void shmemi_fast_reads_hold(void)
+{
+    struct shmemi_fast_state *f = &shmemi_fast_v2;
+
+    pthread_mutex_lock(&reads_lock);
+    if (__atomic_fetch_add(&reads_held, 1, __ATOMIC_SEQ_CST) == 0 && f->heap_peer) {
+        __atomic_store_n(&f->heap_read_peer, fast_none, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&f->data_read_peer, fast_none, __ATOMIC_SEQ_CST);
+    }
+    pthread_mutex_unlock(&reads_lock);
+}
+
+void shmemi_fast_reads_release(void)
+{
+    struct shmemi_fast_state *f = &shmemi_fast_v2;
+
+    pthread_mutex_lock(&reads_lock);
+    if (__atomic_sub_fetch(&reads_held, 1, __ATOMIC_SEQ_CST) == 0 && f->heap_peer) {
+        __atomic_store_n(&f->heap_read_peer, fast_peer[0], __ATOMIC_SEQ_CST);
+        __atomic_store_n(&f->data_read_peer, fast_peer[1], __ATOMIC_SEQ_CST);
+    }
+    pthread_mutex_unlock(&reads_lock);
+}
+
+int shmemi_fast_reads_held(void)
+{
+    return __atomic_load_n(&reads_held, __ATOMIC_SEQ_CST);
 }
 
 void shmemi_transport_quiet_all(void)

@@ -37,7 +37,7 @@ static void shm_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, siz
                     const char *routine)
 {
     (void)nbi;
-    if (__builtin_expect(__atomic_load_n(&shmemi_fast.reads_wait, __ATOMIC_SEQ_CST), 0))
+    if (__builtin_expect(shmemi_fast_reads_held(), 0))
         shmemi_ofi_local_reads_settle(ctx, routine);
     shmemi_copy(dst, target(pe, seg, off, routine), n);
 }

@@ -59,6 +59,12 @@ void shmemi_transport_release(void);
 /* Publish to / withdraw from the inline fast paths (shoal/fast.h). */
 void shmemi_fast_fill(void);
 void shmemi_fast_clear(void);
+/* While reads are held (a count), inline g and get call the library: a
+ * node-local peer may have writes in flight through libfabric (mixed jobs,
+ * transport/ofi_amo.c). */
+void shmemi_fast_reads_hold(void);
+void shmemi_fast_reads_release(void);
+int shmemi_fast_reads_held(void);
 /* quiet of the default context on every path in use. */
 void shmemi_transport_quiet_all(void);
 /* fence/quiet of one context on every path in use. */
@@ -77,9 +83,9 @@ void shmemi_transport_wait_step(unsigned spins);
  * shmemi_world.net_progress is set: drive the network path, as a wait
  * loop's poll does, without the lost-peer watch of a wait. */
 void shmemi_transport_test_step(void);
-/* Before a copy from a node-local peer's memory once
- * shmemi_fast.reads_wait is set (mixed jobs): complete what ctx's
- * endpoint left in flight to node-local peers (transport/ofi_amo.c). */
+/* Before a copy from a node-local peer's memory while reads are held
+ * (mixed jobs): complete what ctx's endpoint left in flight to node-local
+ * peers (transport/ofi_amo.c). */
 void shmemi_ofi_local_reads_settle(shmem_ctx_t ctx, const char *routine);
 
 /* ---- questions about a peer (pe: a world PE, in range) ---- */
