@@ -161,13 +161,17 @@ static void init_common(const char *routine, int level)
 {
     pthread_mutex_lock(&init_lock);
     if (shmemi_world.init_count == 0) {
-        world_up(routine);
+        /* Before the network path opens: it serializes its own calls
+         * below MULTIPLE (transport/ofi.h). */
         shmemi_world.thread_level = level;
+        world_up(routine);
         init_pid = getpid();
         if (!exit_hook_registered)
             exit_hook_registered = on_exit(finalize_at_exit, NULL) == 0;
     } else if (level > shmemi_world.thread_level) {
-        shmemi_world.thread_level = level; /* every level is served alike */
+        /* Served too where the network path was opened below MULTIPLE:
+         * its calls stay serialized by its own lock (transport/ofi.h). */
+        shmemi_world.thread_level = level;
     }
     shmemi_world.init_count++;
     pthread_mutex_unlock(&init_lock);

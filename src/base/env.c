@@ -136,8 +136,8 @@ static int parse_ofi_atomics(const char *text, void *field)
  * message (empty when the whole value is the problem). */
 static char bad_token[48];
 
-/* A comma-separated list of mr_local, context, transmit_complete
- * (empty: none). */
+/* A comma-separated list of mr_local, context, transmit_complete,
+ * thread_safe (empty: none). */
 static int parse_ofi_force(const char *text, void *field)
 {
     static const struct {
@@ -145,7 +145,8 @@ static int parse_ofi_force(const char *text, void *field)
         unsigned bit;
     } words[] = {{"mr_local", SHMEMI_OFI_FORCE_MR_LOCAL},
                  {"context", SHMEMI_OFI_FORCE_CONTEXT},
-                 {"transmit_complete", SHMEMI_OFI_FORCE_TRANSMIT_COMPLETE}};
+                 {"transmit_complete", SHMEMI_OFI_FORCE_TRANSMIT_COMPLETE},
+                 {"thread_safe", SHMEMI_OFI_FORCE_THREAD_SAFE}};
     unsigned bits = 0;
     const char *p = text;
 
@@ -253,12 +254,13 @@ static const struct env_var env_table[] = {
      "complete, or a wait whose probes of the off-node peers go unanswered) ends the job with an error "
      "naming the routine, the peer and its host (0: wait forever)"},
     {"SHMEM_OFI_FORCE", NULL, "", parse_ofi_force, FIELD(ofi_force),
-     "empty or a comma-separated list of mr_local, context and transmit_complete",
+     "empty or a comma-separated list of mr_local, context, transmit_complete and thread_safe",
      "network path: behave as if the provider required each listed thing, to exercise on any provider "
      "what RDMA providers ask (docs/providers.md): mr_local registers every local buffer and passes "
      "descriptors (bounce pool for small ones, registration per call for large ones), context passes a "
      "libfabric context with every operation, transmit_complete gives up FI_DELIVERY_COMPLETE and makes "
-     "quiet flush every PE written with a read"},
+     "quiet flush every PE written with a read, thread_safe opens the domain FI_THREAD_SAFE below "
+     "SHMEM_THREAD_MULTIPLE too (the provider's locks instead of Shoal's one)"},
     {"SHMEM_TEAM_POOL_SIZE", NULL, "4M", parse_size_field, FIELD(team_pool_size),
      "a size like SHMEM_SYMMETRIC_SIZE's",
      "symmetric space per PE, beside the heap, for the sync blocks of teams; a team of N PEs takes "

@@ -39,6 +39,7 @@ enum {
     SHMEMI_OFI_FORCE_MR_LOCAL = 1,          /* FI_MR_LOCAL: registered local buffers */
     SHMEMI_OFI_FORCE_CONTEXT = 2,           /* FI_CONTEXT / FI_CONTEXT2 */
     SHMEMI_OFI_FORCE_TRANSMIT_COMPLETE = 4, /* no FI_DELIVERY_COMPLETE */
+    SHMEMI_OFI_FORCE_THREAD_SAFE = 8,       /* FI_THREAD_SAFE at every thread level */
 };
 
 /* SHMEM_TRANSPORT: which path reaches which peer. */

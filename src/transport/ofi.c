@@ -58,6 +58,7 @@ void shmemi_ofi_open(const char *routine)
     o->inject_size = o->info->tx_attr->inject_size;
     o->bounce_size = shmemi_settings.ofi_bounce_size;
     o->manual_progress = o->info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
+    o->serial = o->info->domain_attr->threading == FI_THREAD_DOMAIN;
     o->ordered_writes = shmemi_ofi_writes_ordered(o->info);
     /* Before the first endpoint: each keeps a bitmap of posted targets. */
     shmemi_ofi_plan(o->info);
@@ -93,7 +94,7 @@ void shmemi_ofi_connect(const char *routine)
         uint32_t v = fi_version();
         printf("Network path: libfabric %u.%u, provider %s (domain %s), chosen by %s\n"
                "  mr_mode 0x%x (%s addresses, %s keys), data progress %s, inject %zu B, bounce %zu B, fence %s,\n"
-               "  progress thread %s; puts up to %zu B and non-fetching atomics %s;\n  atomics: %s\n",
+               "  progress thread %s, calls %s; puts up to %zu B and non-fetching atomics %s;\n  atomics: %s\n",
                FI_MAJOR(v), FI_MINOR(v), fi->fabric_attr->prov_name, fi->domain_attr->name,
                shmemi_ofi_choice_reason(), (unsigned)fi->domain_attr->mr_mode,
                fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? "virtual" : "offset",
@@ -102,6 +103,7 @@ void shmemi_ofi_connect(const char *routine)
                o->ordered_writes ? "free (writes ordered)" : "by quiet",
                shmemi_settings.progress_thread < 0 ? (o->manual_progress ? "on (auto)" : "off (auto)")
                : shmemi_settings.progress_thread ? "on" : "off",
+               o->serial ? "serialized by Shoal (FI_THREAD_DOMAIN)" : "thread-safe in libfabric (FI_THREAD_SAFE)",
                o->inject_size,
                o->transmit_complete ? "transmit-complete, flushed by quiet"
                : o->posted          ? "posted, flushed by quiet (reads ordered after writes)"

@@ -147,6 +147,10 @@ struct shmemi_ofi {
     void *seg_desc[SHMEMI_OFI_NREG]; /* the segments' local descriptors (FI_MR_LOCAL) */
     struct fid_mr *scratch_mr;       /* shmemi_ofi_scratch's registration (FI_MR_LOCAL) */
     void *scratch_desc;
+    /* The domain was opened FI_THREAD_DOMAIN: libfabric takes none of its
+     * own locks, and Shoal keeps one thread at a time in it (below,
+     * "Serialized calls"). */
+    int serial;
 };
 
 /* Words the library reads into and never looks at (flush reads, probes,
@@ -284,6 +288,48 @@ void shmemi_ofi_wait_watch(unsigned spins);
 #define SHMEMI_OFI_TLS __attribute__((tls_model("initial-exec")))
 extern _Thread_local SHMEMI_OFI_TLS const char *shmemi_ofi_last_routine;
 extern _Thread_local SHMEMI_OFI_TLS int shmemi_ofi_last_pe;
+
+/* ---- Serialized calls (docs/design.md, "One thread in libfabric") ----
+ * Below SHMEM_THREAD_MULTIPLE the domain is opened FI_THREAD_DOMAIN where
+ * the provider grants it (ofi_provider.c): libfabric then takes no locks
+ * (tcp;ofi_rxm took about four mutex pairs an AMO for FI_THREAD_SAFE),
+ * and the one other thread that calls in, the progress thread, must not
+ * overlap the PE's own calls. Every way into this transport from the
+ * rest of the library enters (the operations table, progress, wait and
+ * test steps, context retirement, counters); the progress thread only
+ * tries, and leaves the poll to the PE when the PE is in. Entries nest
+ * (a per-thread depth), so a way in may call another. One exchange and
+ * one store a call where the provider's locks cost eight atomics. */
+extern int shmemi_ofi_serial_lock;
+extern _Thread_local SHMEMI_OFI_TLS unsigned shmemi_ofi_serial_depth;
+void shmemi_ofi_serial_wait(void);
+
+static inline void shmemi_ofi_enter(void)
+{
+    if (!shmemi_ofi.serial || shmemi_ofi_serial_depth++)
+        return;
+    if (__atomic_exchange_n(&shmemi_ofi_serial_lock, 1, __ATOMIC_ACQUIRE))
+        shmemi_ofi_serial_wait();
+}
+
+static inline void shmemi_ofi_leave(void)
+{
+    if (!shmemi_ofi.serial || --shmemi_ofi_serial_depth)
+        return;
+    __atomic_store_n(&shmemi_ofi_serial_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The progress thread's way in: 0 when the PE (or another thread) is in. */
+static inline int shmemi_ofi_try_enter(void)
+{
+    if (!shmemi_ofi.serial)
+        return 1;
+    if (shmemi_ofi_serial_depth || __atomic_load_n(&shmemi_ofi_serial_lock, __ATOMIC_RELAXED) ||
+        __atomic_exchange_n(&shmemi_ofi_serial_lock, 1, __ATOMIC_ACQUIRE))
+        return 0;
+    shmemi_ofi_serial_depth = 1;
+    return 1;
+}
 
 /* ofi_ctx.c: a context's first network operation takes it an endpoint
  * (shmemi_ofi_ctx_ep below finds it afterwards). */

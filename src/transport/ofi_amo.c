@@ -354,7 +354,9 @@ void shmemi_ofi_local_reads_settle(shmem_ctx_t ctx, const char *routine)
      * AMO quiets too, instead of reading too early. */
     __atomic_fetch_add(&e->settling, 1, __ATOMIC_SEQ_CST);
     took = __atomic_exchange_n(&e->local_writes, 0, __ATOMIC_SEQ_CST);
+    shmemi_ofi_enter();
     shmemi_ofi_quiet_ep(e, routine);
+    shmemi_ofi_leave();
     if (took)
         shmemi_fast_reads_release();
     __atomic_fetch_sub(&e->settling, 1, __ATOMIC_SEQ_CST);

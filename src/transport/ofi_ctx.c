@@ -142,6 +142,8 @@ void shmemi_tp_counts(shmem_ctx_t ctx, struct shmemi_tp_counts *out)
         e = __atomic_load_n(&shmemi_tp_ctx_of(ctx)->ep, __ATOMIC_ACQUIRE);
     if (!e || !e->ep) /* never used the network */
         return;
+    shmemi_ofi_enter();
     read_count(&e->w, &out->writes_issued, &out->writes_done);
     read_count(&e->r, &out->reads_issued, &out->reads_done);
+    shmemi_ofi_leave();
 }

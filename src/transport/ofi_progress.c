@@ -69,6 +69,28 @@ ssize_t shmemi_ofi_ep_poll(struct shmemi_ofi_ep *e)
  * it). A PE that only posts (pipelined AMOs, injected puts) counts too. */
 int shmemi_ofi_polled;
 
+/* Serialized calls (ofi.h): the lock, and this thread's nesting. */
+int shmemi_ofi_serial_lock;
+_Thread_local SHMEMI_OFI_TLS unsigned shmemi_ofi_serial_depth;
+
+/* Held by the progress thread for one poll, or by another application
+ * thread (a program that raised its thread level to MULTIPLE after the
+ * domain was opened): spin briefly, then give the core away, as a PE
+ * waiting for a peer does. */
+void shmemi_ofi_serial_wait(void)
+{
+    unsigned spins = 0;
+
+    do {
+        while (__atomic_load_n(&shmemi_ofi_serial_lock, __ATOMIC_RELAXED)) {
+            if (++spins % 64 == 0)
+                sched_yield();
+            else
+                shmemi_cpu_relax();
+        }
+    } while (__atomic_exchange_n(&shmemi_ofi_serial_lock, 1, __ATOMIC_ACQUIRE));
+}
+
 void shmemi_ofi_poll_all(void)
 {
     shmemi_ofi_ep_poll(&shmemi_ofi.main);
@@ -79,8 +101,10 @@ void shmemi_ofi_progress(void)
 {
     if (!shmemi_ofi.main.ep)
         return;
+    shmemi_ofi_enter();
     shmemi_ofi_mark_polled();
     shmemi_ofi_poll_all();
+    shmemi_ofi_leave();
 }
 
 /* Set at start-up where a provider poll writes a line the initiators
@@ -116,12 +140,14 @@ void shmemi_ofi_wait_step(unsigned spins)
     }
     /* Peers' operations arrive at the default endpoint; the others hold
      * only this PE's own operations, and their waits poll them. */
+    shmemi_ofi_enter();
     if (spins != 1 && spins % SHMEMI_OFI_POLL_EVERY) {
         shmemi_ofi_ep_poll(&shmemi_ofi.main);
-        return;
+    } else {
+        shmemi_ofi_progress();
+        shmemi_ofi_wait_watch(spins);
     }
-    shmemi_ofi_progress();
-    shmemi_ofi_wait_watch(spins);
+    shmemi_ofi_leave();
 }
 
 /* An unsatisfied shmem_test (or test_all/any/some) is a poll of the
@@ -136,12 +162,14 @@ void shmemi_ofi_test_step(void)
 
     if (!shmemi_ofi.main.ep)
         return;
+    shmemi_ofi_enter();
     if (++tests % SHMEMI_OFI_POLL_EVERY) {
         shmemi_ofi_mark_polled();
         shmemi_ofi_ep_poll(&shmemi_ofi.main);
-        return;
+    } else {
+        shmemi_ofi_progress();
     }
-    shmemi_ofi_progress();
+    shmemi_ofi_leave();
 }
 
 void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint64_t slack, int pe,
@@ -208,7 +236,12 @@ static void *progress_main(void *arg)
             nanosleep(&aside, NULL);
             continue;
         }
-        shmemi_ofi_poll_all();
+        /* Not while the PE is in libfabric under FI_THREAD_DOMAIN: it
+         * polls by itself then. */
+        if (shmemi_ofi_try_enter()) {
+            shmemi_ofi_poll_all();
+            shmemi_ofi_leave();
+        }
         nanosleep(&serve, NULL);
     }
     return NULL;

@@ -68,6 +68,7 @@ static struct fi_info *provider_hints(const char *want)
 static struct fi_info *with_write_order(struct fi_info *pick);
 static struct fi_info *with_flush_fence(struct fi_info *pick);
 static struct fi_info *with_own_progress(struct fi_info *pick);
+static struct fi_info *with_serial_calls(struct fi_info *pick);
 
 /* The providers usable here and the one a job would choose (shoal-info). */
 void shmemi_ofi_print_providers(FILE *out)
@@ -109,7 +110,7 @@ void shmemi_ofi_print_providers(FILE *out)
         /* What a job would do on it: the same refinements as at start-up. */
         struct fi_info *c = fi_dupinfo(chosen_info);
         if (c) {
-            c = with_own_progress(with_flush_fence(with_write_order(c)));
+            c = with_serial_calls(with_own_progress(with_flush_fence(with_write_order(c))));
             shmemi_ofi_plan(c);
             shmemi_ofi_print_plan(out, c, "  ");
             memset(&shmemi_ofi, 0, sizeof shmemi_ofi);
@@ -180,6 +181,50 @@ static struct fi_info *with_own_progress(struct fi_info *pick)
         if (manual) {
             fi_freeinfo(pick);
             pick = manual;
+        }
+    }
+    if (got)
+        fi_freeinfo(got);
+    fi_freeinfo(hints);
+    return pick;
+}
+
+/* Below SHMEM_THREAD_MULTIPLE, a provider layered on ofi_rxm (tcp, verbs)
+ * again at FI_THREAD_DOMAIN: rxm then takes none of its locks (about four
+ * mutex pairs an AMO on tcp for FI_THREAD_SAFE: 1527 -> 1316 instructions
+ * an add), and Shoal keeps its few threads out of each other's calls
+ * itself (ofi.h, "Serialized calls"). Not elsewhere: shm (libfabric 1.17)
+ * takes the same locks at every level, so Shoal's would only add its own.
+ * Asked with everything the earlier refinements obtained (order, fence,
+ * progress model; rxm grants the level only with the data progress
+ * named); kept only if the same provider grants it with all of that.
+ * SHMEM_OFI_FORCE=thread_safe keeps FI_THREAD_SAFE. */
+static struct fi_info *with_serial_calls(struct fi_info *pick)
+{
+    struct fi_info *hints, *got = NULL;
+    uint64_t order = pick->tx_attr->msg_order, fence = pick->caps & FI_FENCE;
+
+    if (shmemi_world.thread_level >= SHMEM_THREAD_MULTIPLE || !strstr(pick->fabric_attr->prov_name, "ofi_rxm") ||
+        (shmemi_settings.ofi_force & SHMEMI_OFI_FORCE_THREAD_SAFE))
+        return pick;
+    hints = provider_hints(pick->fabric_attr->prov_name);
+    if (!hints)
+        return pick;
+    hints->tx_attr->msg_order = order;
+    hints->caps |= fence;
+    hints->domain_attr->data_progress = pick->domain_attr->data_progress;
+    hints->domain_attr->control_progress = pick->domain_attr->control_progress;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &got) == 0 && got &&
+        strcmp(got->fabric_attr->prov_name, pick->fabric_attr->prov_name) == 0 &&
+        got->domain_attr->threading == FI_THREAD_DOMAIN &&
+        got->domain_attr->data_progress == pick->domain_attr->data_progress &&
+        (got->tx_attr->msg_order & order) == order && (got->caps & fence) == fence &&
+        got->tx_attr->inject_size == pick->tx_attr->inject_size) {
+        struct fi_info *serial = fi_dupinfo(got);
+        if (serial) {
+            fi_freeinfo(pick);
+            pick = serial;
         }
     }
     if (got)
@@ -259,7 +304,7 @@ struct fi_info *shmemi_ofi_choose_provider(const char *routine)
     fi_freeinfo(hints);
     if (!pick)
         shmemi_fatal(routine, "out of memory");
-    return with_own_progress(with_flush_fence(with_write_order(pick)));
+    return with_serial_calls(with_own_progress(with_flush_fence(with_write_order(pick))));
 }
 
 int shmemi_ofi_transmit_complete(void)

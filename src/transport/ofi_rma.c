@@ -200,18 +200,23 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
 
 /* ---- the ops table: every entry finds the context's endpoint inline
  * (the default context's is shmemi_ofi.main, a created one's is in the
- * context itself) ---- */
+ * context itself), inside shmemi_ofi_enter/leave (ofi.h, "Serialized
+ * calls"): a context's first operation may open its endpoint ---- */
 
 static void ofi_put(shmem_ctx_t ctx, int pe, int seg, size_t off, const void *src, size_t n, int nbi,
                     const char *routine)
 {
+    shmemi_ofi_enter();
     put_ep(shmemi_ofi_ctx_ep(ctx), pe, seg, off, src, n, nbi, routine);
+    shmemi_ofi_leave();
 }
 
 static void ofi_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, size_t n, int nbi,
                     const char *routine)
 {
+    shmemi_ofi_enter();
     get_ep(shmemi_ofi_ctx_ep(ctx), dst, pe, seg, off, n, nbi, routine);
+    shmemi_ofi_leave();
 }
 
 /* Fetching AMOs complete before return even in their nbi form: the
@@ -223,18 +228,35 @@ static void ofi_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_am
                     const void *value, const void *cond, void *fetch, int nbi, const char *routine)
 {
     (void)nbi;
+    shmemi_ofi_enter();
     shmemi_ofi_amo(shmemi_ofi_ctx_ep(ctx), pe, seg, off, op, dtype, value, cond, fetch, routine);
+    shmemi_ofi_leave();
 }
 
 static void ofi_fence(shmem_ctx_t ctx)
 {
-    if (!shmemi_ofi.ordered_writes)
-        shmemi_ofi_quiet_ep(shmemi_ofi_ctx_ep(ctx), "shmem_fence");
+    if (shmemi_ofi.ordered_writes)
+        return;
+    shmemi_ofi_enter();
+    shmemi_ofi_quiet_ep(shmemi_ofi_ctx_ep(ctx), "shmem_fence");
+    shmemi_ofi_leave();
 }
 
 static void ofi_quiet(shmem_ctx_t ctx)
 {
+    shmemi_ofi_enter();
     shmemi_ofi_quiet_ep(shmemi_ofi_ctx_ep(ctx), "shmem_quiet");
+    shmemi_ofi_leave();
+}
+
+static int ofi_signal(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64_t v, const char *routine)
+{
+    int sent;
+
+    shmemi_ofi_enter();
+    sent = shmemi_ofi_signal(pe, seg, off, op, v, routine);
+    shmemi_ofi_leave();
+    return sent;
 }
 
 const struct shmemi_tp_ops shmemi_tp_ofi_ops = {
@@ -243,5 +265,5 @@ const struct shmemi_tp_ops shmemi_tp_ofi_ops = {
     .amo = ofi_amo,
     .fence = ofi_fence,
     .quiet = ofi_quiet,
-    .signal = shmemi_ofi_signal,
+    .signal = ofi_signal,
 };
