@@ -369,6 +369,15 @@ void shmemi_ofi_print_plan(FILE *out, const struct fi_info *fi, const char *inde
     if (strcmp(fi->fabric_attr->prov_name, "sockets") == 0 && fi->domain_attr->data_progress == FI_PROGRESS_MANUAL)
         fprintf(out, "%sdata progress: manual, asked for: Shoal's waits and progress thread drive the provider "
                 "(its own thread stalled round trips)\n", indent);
+    if (fi->domain_attr->threading == FI_THREAD_DOMAIN)
+        fprintf(out, "%sthreading: FI_THREAD_DOMAIN below SHMEM_THREAD_MULTIPLE, Shoal serializes its calls "
+                "(the provider takes no locks)\n", indent);
+    else
+        fprintf(out, "%sthreading: FI_THREAD_SAFE (%s)\n", indent,
+                (force & SHMEMI_OFI_FORCE_THREAD_SAFE)              ? "forced by SHMEM_OFI_FORCE"
+                : shmemi_world.thread_level >= SHMEM_THREAD_MULTIPLE ? "SHMEM_THREAD_MULTIPLE"
+                : strstr(fi->fabric_attr->prov_name, "ofi_rxm")     ? "FI_THREAD_DOMAIN not granted"
+                                                                    : "the provider's locks do not depend on the level");
     if (!o->need_context)
         fprintf(out, "%soperation contexts: none (no FI_CONTEXT mode)\n", indent);
     else
