@@ -291,15 +291,15 @@ extern _Thread_local SHMEMI_OFI_TLS int shmemi_ofi_last_pe;
 
 /* ---- Serialized calls (docs/design.md, "One thread in libfabric") ----
  * Below SHMEM_THREAD_MULTIPLE the domain is opened FI_THREAD_DOMAIN where
- * the provider grants it (ofi_provider.c): libfabric then takes no locks
- * (tcp;ofi_rxm took about four mutex pairs an AMO for FI_THREAD_SAFE),
+ * the provider grants it (ofi_provider.c): rxm's lock wrappers are then
+ * no-ops (on tcp an add made 7 mutex lock calls at FI_THREAD_SAFE, 3 now),
  * and the one other thread that calls in, the progress thread, must not
  * overlap the PE's own calls. Every way into this transport from the
  * rest of the library enters (the operations table, progress, wait and
  * test steps, context retirement, counters); the progress thread only
  * tries, and leaves the poll to the PE when the PE is in. Entries nest
  * (a per-thread depth), so a way in may call another. One exchange and
- * one store a call where the provider's locks cost eight atomics. */
+ * one store a call, where rxm's four extra lock calls cost eight atomics. */
 extern int shmemi_ofi_serial_lock;
 extern _Thread_local SHMEMI_OFI_TLS unsigned shmemi_ofi_serial_depth;
 void shmemi_ofi_serial_wait(void);

@@ -122,6 +122,38 @@ void shmemi_ofi_print_providers(FILE *out)
     fi_freeinfo(hints);
 }
 
+/* The refinements below ask fi_getinfo again, for the provider already
+ * chosen, with one more thing in the hints. The answer replaces the pick
+ * only if the same provider gives it and `keeps` accepts it (it checks
+ * that what was asked for, and what earlier refinements obtained, is
+ * there); the hints are freed either way. */
+static struct fi_info *ask_again(struct fi_info *pick, struct fi_info *hints,
+                                 int (*keeps)(const struct fi_info *got, const struct fi_info *pick))
+{
+    struct fi_info *got = NULL;
+
+    if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &got) == 0 && got &&
+        strcmp(got->fabric_attr->prov_name, pick->fabric_attr->prov_name) == 0 && keeps(got, pick)) {
+        struct fi_info *better = fi_dupinfo(got);
+        if (better) {
+            fi_freeinfo(pick);
+            pick = better;
+        }
+    }
+    if (got)
+        fi_freeinfo(got);
+    fi_freeinfo(hints);
+    return pick;
+}
+
+#define SHMEMI_OFI_WRITE_ORDER (FI_ORDER_RAW | FI_ORDER_WAW | FI_ORDER_WAR)
+
+static int keeps_write_order(const struct fi_info *got, const struct fi_info *pick)
+{
+    (void)pick;
+    return (got->tx_attr->msg_order & SHMEMI_OFI_WRITE_ORDER) == SHMEMI_OFI_WRITE_ORDER;
+}
+
 /* The chosen provider again, asked to order reads and writes after
  * writes (RAW, WAW, WAR): where it can, that is what fence and the flush
  * of posted operations rely on (ofi_posted.c). Asked only after the
@@ -131,24 +163,12 @@ void shmemi_ofi_print_providers(FILE *out)
  * this machine against 0.3 us for a queued write.) */
 static struct fi_info *with_write_order(struct fi_info *pick)
 {
-    struct fi_info *hints = provider_hints(pick->fabric_attr->prov_name), *got = NULL;
+    struct fi_info *hints = provider_hints(pick->fabric_attr->prov_name);
 
     if (!hints)
         return pick;
-    hints->tx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW | FI_ORDER_WAR;
-    if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &got) == 0 && got &&
-        strcmp(got->fabric_attr->prov_name, pick->fabric_attr->prov_name) == 0 &&
-        (got->tx_attr->msg_order & hints->tx_attr->msg_order) == hints->tx_attr->msg_order) {
-        struct fi_info *ordered = fi_dupinfo(got);
-        if (ordered) {
-            fi_freeinfo(pick);
-            pick = ordered;
-        }
-    }
-    if (got)
-        fi_freeinfo(got);
-    fi_freeinfo(hints);
-    return pick;
+    hints->tx_attr->msg_order = SHMEMI_OFI_WRITE_ORDER;
+    return ask_again(pick, hints, keeps_write_order);
 }
 
 /* sockets, asked for manual data progress: Shoal's waits and its progress
@@ -160,9 +180,15 @@ static struct fi_info *with_write_order(struct fi_info *pick)
  * from elsewhere woke a sleeping thread (docs/providers.md). Asked last,
  * keeping the order and fence obtained before; kept only if the same
  * provider answers. */
+static int keeps_manual_progress(const struct fi_info *got, const struct fi_info *pick)
+{
+    (void)pick;
+    return got->domain_attr->data_progress == FI_PROGRESS_MANUAL;
+}
+
 static struct fi_info *with_own_progress(struct fi_info *pick)
 {
-    struct fi_info *hints, *got = NULL;
+    struct fi_info *hints;
 
     if (strcmp(pick->fabric_attr->prov_name, "sockets") || pick->domain_attr->data_progress == FI_PROGRESS_MANUAL)
         return pick;
@@ -174,35 +200,32 @@ static struct fi_info *with_own_progress(struct fi_info *pick)
     hints->caps |= pick->caps & FI_FENCE;
     hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
     hints->domain_attr->control_progress = FI_PROGRESS_MANUAL;
-    if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &got) == 0 && got &&
-        strcmp(got->fabric_attr->prov_name, pick->fabric_attr->prov_name) == 0 &&
-        got->domain_attr->data_progress == FI_PROGRESS_MANUAL) {
-        struct fi_info *manual = fi_dupinfo(got);
-        if (manual) {
-            fi_freeinfo(pick);
-            pick = manual;
-        }
-    }
-    if (got)
-        fi_freeinfo(got);
-    fi_freeinfo(hints);
-    return pick;
+    return ask_again(pick, hints, keeps_manual_progress);
 }
 
 /* Below SHMEM_THREAD_MULTIPLE, a provider layered on ofi_rxm (tcp, verbs)
- * again at FI_THREAD_DOMAIN: rxm then takes none of its locks (about four
- * mutex pairs an AMO on tcp for FI_THREAD_SAFE: 1527 -> 1316 instructions
- * an add), and Shoal keeps its few threads out of each other's calls
+ * again at FI_THREAD_DOMAIN: the lock wrappers of rxm's post and
+ * completion paths become no-ops (on tcp an add made 7 mutex lock calls at
+ * FI_THREAD_SAFE, 3 at DOMAIN; 1527 -> 1316 instructions), and Shoal keeps its few threads out of each other's calls
  * itself (ofi.h, "Serialized calls"). Not elsewhere: shm (libfabric 1.17)
  * takes the same locks at every level, so Shoal's would only add its own.
  * Asked with everything the earlier refinements obtained (order, fence,
  * progress model; rxm grants the level only with the data progress
  * named); kept only if the same provider grants it with all of that.
  * SHMEM_OFI_FORCE=thread_safe keeps FI_THREAD_SAFE. */
+static int keeps_serial_calls(const struct fi_info *got, const struct fi_info *pick)
+{
+    uint64_t order = pick->tx_attr->msg_order, fence = pick->caps & FI_FENCE;
+
+    return got->domain_attr->threading == FI_THREAD_DOMAIN &&
+           got->domain_attr->data_progress == pick->domain_attr->data_progress &&
+           (got->tx_attr->msg_order & order) == order && (got->caps & fence) == fence &&
+           got->tx_attr->inject_size == pick->tx_attr->inject_size;
+}
+
 static struct fi_info *with_serial_calls(struct fi_info *pick)
 {
-    struct fi_info *hints, *got = NULL;
-    uint64_t order = pick->tx_attr->msg_order, fence = pick->caps & FI_FENCE;
+    struct fi_info *hints;
 
     if (shmemi_world.thread_level >= SHMEM_THREAD_MULTIPLE || !strstr(pick->fabric_attr->prov_name, "ofi_rxm") ||
         (shmemi_settings.ofi_force & SHMEMI_OFI_FORCE_THREAD_SAFE))
@@ -210,36 +233,27 @@ static struct fi_info *with_serial_calls(struct fi_info *pick)
     hints = provider_hints(pick->fabric_attr->prov_name);
     if (!hints)
         return pick;
-    hints->tx_attr->msg_order = order;
-    hints->caps |= fence;
+    hints->tx_attr->msg_order = pick->tx_attr->msg_order;
+    hints->caps |= pick->caps & FI_FENCE;
     hints->domain_attr->data_progress = pick->domain_attr->data_progress;
     hints->domain_attr->control_progress = pick->domain_attr->control_progress;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &got) == 0 && got &&
-        strcmp(got->fabric_attr->prov_name, pick->fabric_attr->prov_name) == 0 &&
-        got->domain_attr->threading == FI_THREAD_DOMAIN &&
-        got->domain_attr->data_progress == pick->domain_attr->data_progress &&
-        (got->tx_attr->msg_order & order) == order && (got->caps & fence) == fence &&
-        got->tx_attr->inject_size == pick->tx_attr->inject_size) {
-        struct fi_info *serial = fi_dupinfo(got);
-        if (serial) {
-            fi_freeinfo(pick);
-            pick = serial;
-        }
-    }
-    if (got)
-        fi_freeinfo(got);
-    fi_freeinfo(hints);
-    return pick;
+    return ask_again(pick, hints, keeps_serial_calls);
 }
 
 /* Under transmit completion, on a provider that does not order reads
  * after writes: the same provider again with FI_FENCE, so that quiet's
  * flush read can be fenced behind the writes (ofi_posted.c). Kept only
  * if the same provider answers. */
+static int keeps_fence(const struct fi_info *got, const struct fi_info *pick)
+{
+    (void)pick;
+    return (got->caps & FI_FENCE) != 0;
+}
+
 static struct fi_info *with_flush_fence(struct fi_info *pick)
 {
-    struct fi_info *hints, *got = NULL;
+    struct fi_info *hints;
 
     if (!want_transmit_complete || shmemi_ofi_reads_after_writes(pick) || (pick->caps & FI_FENCE))
         return pick;
@@ -248,18 +262,7 @@ static struct fi_info *with_flush_fence(struct fi_info *pick)
         return pick;
     hints->caps |= FI_FENCE;
     hints->tx_attr->msg_order = pick->tx_attr->msg_order;
-    if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &got) == 0 && got &&
-        strcmp(got->fabric_attr->prov_name, pick->fabric_attr->prov_name) == 0 && (got->caps & FI_FENCE)) {
-        struct fi_info *fenced = fi_dupinfo(got);
-        if (fenced) {
-            fi_freeinfo(pick);
-            pick = fenced;
-        }
-    }
-    if (got)
-        fi_freeinfo(got);
-    fi_freeinfo(hints);
-    return pick;
+    return ask_again(pick, hints, keeps_fence);
 }
 
 struct fi_info *shmemi_ofi_choose_provider(const char *routine)
@@ -371,13 +374,13 @@ void shmemi_ofi_print_plan(FILE *out, const struct fi_info *fi, const char *inde
                 "(its own thread stalled round trips)\n", indent);
     if (fi->domain_attr->threading == FI_THREAD_DOMAIN)
         fprintf(out, "%sthreading: FI_THREAD_DOMAIN below SHMEM_THREAD_MULTIPLE, Shoal serializes its calls "
-                "(the provider takes no locks)\n", indent);
+                "(rxm's locks are no-ops)\n", indent);
     else
         fprintf(out, "%sthreading: FI_THREAD_SAFE (%s)\n", indent,
                 (force & SHMEMI_OFI_FORCE_THREAD_SAFE)              ? "forced by SHMEM_OFI_FORCE"
                 : shmemi_world.thread_level >= SHMEM_THREAD_MULTIPLE ? "SHMEM_THREAD_MULTIPLE"
                 : strstr(fi->fabric_attr->prov_name, "ofi_rxm")     ? "FI_THREAD_DOMAIN not granted"
-                                                                    : "the provider's locks do not depend on the level");
+                                                                    : "only rxm's providers are asked for FI_THREAD_DOMAIN");
     if (!o->need_context)
         fprintf(out, "%soperation contexts: none (no FI_CONTEXT mode)\n", indent);
     else
