@@ -147,8 +147,8 @@ struct shmemi_ofi {
     void *seg_desc[SHMEMI_OFI_NREG]; /* the segments' local descriptors (FI_MR_LOCAL) */
     struct fid_mr *scratch_mr;       /* shmemi_ofi_scratch's registration (FI_MR_LOCAL) */
     void *scratch_desc;
-    /* The domain was opened FI_THREAD_DOMAIN: libfabric takes none of its
-     * own locks, and Shoal keeps one thread at a time in it (below,
+    /* The domain was opened FI_THREAD_DOMAIN: rxm's lock wrappers are
+     * no-ops, and Shoal keeps one thread at a time in libfabric (below,
      * "Serialized calls"). */
     int serial;
 };
@@ -295,8 +295,9 @@ extern _Thread_local SHMEMI_OFI_TLS int shmemi_ofi_last_pe;
  * no-ops (on tcp an add made 7 mutex lock calls at FI_THREAD_SAFE, 3 now),
  * and the one other thread that calls in, the progress thread, must not
  * overlap the PE's own calls. Every way into this transport from the
- * rest of the library enters (the operations table, progress, wait and
- * test steps, context retirement, counters); the progress thread only
+ * rest of the library that reaches libfabric enters (the operations
+ * table, progress, wait and test steps, the counters, the node-local read
+ * settle; context retirement does not reach it); the progress thread only
  * tries, and leaves the poll to the PE when the PE is in. Entries nest
  * (a per-thread depth), so a way in may call another. One exchange and
  * one store a call, where rxm's four extra lock calls cost eight atomics. */
