@@ -146,6 +146,19 @@ static struct fi_info *ask_again(struct fi_info *pick, struct fi_info *hints,
     return pick;
 }
 
+/* Hints for the chosen provider that keep what the earlier refinements
+ * obtained (the order, FI_FENCE); NULL when out of memory. */
+static struct fi_info *hints_keeping(const struct fi_info *pick)
+{
+    struct fi_info *hints = provider_hints(pick->fabric_attr->prov_name);
+
+    if (hints) {
+        hints->tx_attr->msg_order = pick->tx_attr->msg_order;
+        hints->caps |= pick->caps & FI_FENCE;
+    }
+    return hints;
+}
+
 #define SHMEMI_OFI_WRITE_ORDER (FI_ORDER_RAW | FI_ORDER_WAW | FI_ORDER_WAR)
 
 static int keeps_write_order(const struct fi_info *got, const struct fi_info *pick)
@@ -192,12 +205,9 @@ static struct fi_info *with_own_progress(struct fi_info *pick)
 
     if (strcmp(pick->fabric_attr->prov_name, "sockets") || pick->domain_attr->data_progress == FI_PROGRESS_MANUAL)
         return pick;
-    hints = provider_hints(pick->fabric_attr->prov_name);
+    hints = hints_keeping(pick);
     if (!hints)
         return pick;
-    /* What the earlier refinements obtained, kept. */
-    hints->tx_attr->msg_order = pick->tx_attr->msg_order;
-    hints->caps |= pick->caps & FI_FENCE;
     hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
     hints->domain_attr->control_progress = FI_PROGRESS_MANUAL;
     return ask_again(pick, hints, keeps_manual_progress);
@@ -206,8 +216,9 @@ static struct fi_info *with_own_progress(struct fi_info *pick)
 /* Below SHMEM_THREAD_MULTIPLE, a provider layered on ofi_rxm (tcp, verbs)
  * again at FI_THREAD_DOMAIN: the lock wrappers of rxm's post and
  * completion paths become no-ops (on tcp an add made 7 mutex lock calls at
- * FI_THREAD_SAFE, 3 at DOMAIN; 1527 -> 1316 instructions), and Shoal keeps its few threads out of each other's calls
- * itself (ofi.h, "Serialized calls"). Not elsewhere: shm (libfabric 1.17)
+ * FI_THREAD_SAFE, 3 at DOMAIN; 1527 -> 1316 instructions), and Shoal keeps
+ * its few threads out of each other's calls itself (ofi.h, "Serialized
+ * calls"). Not elsewhere: shm (libfabric 1.17)
  * takes the same locks at every level, so Shoal's would only add its own.
  * Asked with everything the earlier refinements obtained (order, fence,
  * progress model; rxm grants the level only with the data progress
@@ -230,11 +241,9 @@ static struct fi_info *with_serial_calls(struct fi_info *pick)
     if (shmemi_world.thread_level >= SHMEM_THREAD_MULTIPLE || !strstr(pick->fabric_attr->prov_name, "ofi_rxm") ||
         (shmemi_settings.ofi_force & SHMEMI_OFI_FORCE_THREAD_SAFE))
         return pick;
-    hints = provider_hints(pick->fabric_attr->prov_name);
+    hints = hints_keeping(pick);
     if (!hints)
         return pick;
-    hints->tx_attr->msg_order = pick->tx_attr->msg_order;
-    hints->caps |= pick->caps & FI_FENCE;
     hints->domain_attr->data_progress = pick->domain_attr->data_progress;
     hints->domain_attr->control_progress = pick->domain_attr->control_progress;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
@@ -257,11 +266,10 @@ static struct fi_info *with_flush_fence(struct fi_info *pick)
 
     if (!want_transmit_complete || shmemi_ofi_reads_after_writes(pick) || (pick->caps & FI_FENCE))
         return pick;
-    hints = provider_hints(pick->fabric_attr->prov_name);
+    hints = hints_keeping(pick);
     if (!hints)
         return pick;
     hints->caps |= FI_FENCE;
-    hints->tx_attr->msg_order = pick->tx_attr->msg_order;
     return ask_again(pick, hints, keeps_fence);
 }
 
