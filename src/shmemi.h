@@ -60,8 +60,17 @@ SHMEMI_PRINTF(2, 3) void shmemi_warn(const char *routine, const char *fmt, ...);
 
 /* Always-on, cheap: initialised, PE in range of the context's team. */
 void shmemi_check_init(const char *routine);
-void shmemi_check_pe(const char *routine, shmem_ctx_t ctx, int pe);
+void shmemi_check_ctx_pe(const char *routine, shmem_ctx_t ctx, int pe);
 void shmemi_check_ctx(const char *routine, shmem_ctx_t ctx);
+/* The default context's team is the world, never destroyed: in the
+ * bindings that have no ctx argument this folds to a range check (before
+ * shmem_init n_pes is 0, and the full check reports it). */
+static inline void shmemi_check_pe(const char *routine, shmem_ctx_t ctx, int pe)
+{
+    if (__builtin_expect(ctx == SHMEM_CTX_DEFAULT && (unsigned)pe < (unsigned)shmemi_fast.n_pes, 1))
+        return;
+    shmemi_check_ctx_pe(routine, ctx, pe);
+}
 void shmemi_check_cmp(const char *routine, int cmp);
 void shmemi_check_sig_op(const char *routine, int sig_op);
 /* pe outside [0, size) of its team: fatal (after the init check). */
@@ -123,6 +132,14 @@ void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
 /* ---- AMO kernels: `value`, `cond`, `fetch` point to objects of the
  * datatype's size; `fetch` may be NULL for non-fetching operations. The
  * _nbi form may complete `fetch` as late as the next quiet. ---- */
+/* Which (op, dtype) an AMO is defined for: 4- and 8-byte objects, and on
+ * floating point only the bit-preserving fetch, set and swap (the
+ * extended AMO types). Every caller is a generated binding, which asserts
+ * it at compile time, so no call pays for the check. */
+#define SHMEMI_AMO_DEFINED(op, dt)                                                  \
+    ((SHMEMI_DT_SIZE(dt) == 4 || SHMEMI_DT_SIZE(dt) == 8) &&                        \
+     (SHMEMI_DT_CLASS(dt) != SHMEMI_DT_FLOAT || (op) == SHMEMI_AMO_FETCH ||         \
+      (op) == SHMEMI_AMO_SET || (op) == SHMEMI_AMO_SWAP))
 void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, int dtype, void *dest, const void *value,
                 const void *cond, void *fetch, int pe, const char *routine);
 void shmemi_amo_nbi(shmem_ctx_t ctx, enum shmemi_amo_op op, int dtype, void *dest, const void *value,

@@ -33,7 +33,7 @@ void shmemi_check_ctx(const char *routine, shmem_ctx_t ctx)
         fatal_bad_ctx(routine, ctx);
 }
 
-void shmemi_check_pe(const char *routine, shmem_ctx_t ctx, int pe)
+void shmemi_check_ctx_pe(const char *routine, shmem_ctx_t ctx, int pe)
 {
     const struct shmemi_team *t;
 

@@ -15,6 +15,7 @@
 #define SHMEMI_OFI_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdint.h>
 
@@ -299,7 +300,8 @@ extern _Thread_local SHMEMI_OFI_TLS int shmemi_ofi_last_pe;
  * table, progress, wait and test steps, the counters, the node-local read
  * settle; context retirement does not reach it); the progress thread only
  * tries, and leaves the poll to the PE when the PE is in. Entries nest
- * (a per-thread depth), so a way in may call another. One exchange and
+ * (a per-thread depth), so a way in may call another; a wait inside one
+ * gives the lock up while it yields (shmemi_ofi_yield). One exchange and
  * one store a call, where rxm's four extra lock calls cost eight atomics. */
 extern int shmemi_ofi_serial_lock;
 extern _Thread_local SHMEMI_OFI_TLS unsigned shmemi_ofi_serial_depth;
@@ -318,6 +320,26 @@ static inline void shmemi_ofi_leave(void)
     if (!shmemi_ofi.serial || --shmemi_ofi_serial_depth)
         return;
     __atomic_store_n(&shmemi_ofi_serial_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* A wait inside a way in gives up the core: give up the lock with it, so
+ * that the progress thread (or another thread) can serve peers while this
+ * one is off the core, as it could at FI_THREAD_SAFE. Only between two
+ * complete provider calls, whose state the other thread may then poll. */
+static inline void shmemi_ofi_yield(void)
+{
+    unsigned depth = shmemi_ofi_serial_depth;
+
+    if (!shmemi_ofi.serial || !depth) {
+        sched_yield();
+        return;
+    }
+    shmemi_ofi_serial_depth = 0;
+    __atomic_store_n(&shmemi_ofi_serial_lock, 0, __ATOMIC_RELEASE);
+    sched_yield();
+    if (__atomic_exchange_n(&shmemi_ofi_serial_lock, 1, __ATOMIC_ACQUIRE))
+        shmemi_ofi_serial_wait();
+    shmemi_ofi_serial_depth = depth;
 }
 
 /* The progress thread's way in: 0 when the PE (or another thread) is in. */
@@ -352,9 +374,10 @@ void shmemi_ofi_bounce_release(struct shmemi_ofi_bounce *b);
 char *shmemi_ofi_bounce_grab(struct shmemi_ofi_ep *e, size_t n, void **desc, int pe, const char *routine);
 void shmemi_ofi_bounce_drop(struct shmemi_ofi_ep *e);
 
-/* ofi_amo.c: provider atomics, or the locked software path. */
-void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
-                    const void *value, const void *cond, void *fetch, const char *routine);
+/* ofi_amo.c: provider atomics, or the locked software path; the
+ * operations table's amo itself (one call fewer on every AMO). */
+void shmemi_ofi_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
+                    const void *value, const void *cond, void *fetch, int nbi, const char *routine);
 void shmemi_ofi_amo_query(void);
 /* A one-way signal (peer.h), from the default context's endpoint. */
 int shmemi_ofi_signal(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64_t v, const char *routine);
@@ -451,9 +474,12 @@ static inline void *shmemi_ofi_count_op(struct shmemi_ofi_ep *e, struct shmemi_o
         struct shmemi_ofi_stall st_ = {0, 0};                                                   \
         shmemi_ofi_last_routine = (routine);                                                    \
         shmemi_ofi_last_pe = (pe);                                                              \
+        unsigned tries_ = 0;                                                                    \
         while ((rc_ = (call)) == -FI_EAGAIN) {                                                  \
             shmemi_ofi_progress();                                                              \
             shmemi_ofi_stall_check(&st_, 0, (pe), (routine));                                   \
+            if (shmemi_wait_yields(++tries_))                                                   \
+                shmemi_ofi_yield();                                                             \
         }                                                                                       \
         if (rc_)                                                                                \
             shmemi_ofi_fail(routine, what, pe, rc_);                                            \

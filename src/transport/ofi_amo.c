@@ -282,7 +282,7 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
             break;
         shmemi_ofi_progress();
         if (shmemi_wait_yields(++spins))
-            sched_yield();
+            shmemi_ofi_yield();
     }
     if (value)
         memcpy(&v, value, size);
@@ -368,8 +368,8 @@ void shmemi_ofi_local_writes_retired(struct shmemi_ofi_ep *e)
         shmemi_fast_reads_release();
 }
 
-void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
-                    const void *value, const void *cond, void *fetch, const char *routine)
+static inline void amo_on(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
+                          const void *value, const void *cond, void *fetch, const char *routine)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
     int i = dt_index(dtype);
@@ -391,4 +391,17 @@ void shmemi_ofi_amo(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum s
         windowed(e, pe, seg, off, op, fi_type[i], value, routine);
     if (shmemi_tp_peer(pe)->flags & SHMEMI_PEER_LOADSTORE)
         mark_local_write(e);
+}
+
+/* Fetching AMOs complete before return even in their nbi form: the
+ * operand may live on the caller's stack, and fi_fetch_atomic cannot
+ * inject it. Non-fetching AMOs are posted and flushed where reads are
+ * ordered after writes (ofi_posted.c), else windowed and left to quiet. */
+void shmemi_ofi_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
+                    const void *value, const void *cond, void *fetch, int nbi, const char *routine)
+{
+    (void)nbi;
+    shmemi_ofi_enter();
+    amo_on(shmemi_ofi_ctx_ep(ctx), pe, seg, off, op, dtype, value, cond, fetch, routine);
+    shmemi_ofi_leave();
 }

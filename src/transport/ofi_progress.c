@@ -207,7 +207,7 @@ void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count
             shmemi_ofi_stall_check(&st, done, pe, routine);
         }
         if (shmemi_wait_yields(spins))
-            sched_yield();
+            shmemi_ofi_yield();
     }
 }
 

@@ -219,20 +219,6 @@ static void ofi_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, siz
     shmemi_ofi_leave();
 }
 
-/* Fetching AMOs complete before return even in their nbi form: the
- * operand may live on the caller's stack, and fi_fetch_atomic cannot
- * inject it. Non-fetching AMOs are posted and flushed where reads are
- * ordered after writes (ofi_posted.c), else windowed and left to quiet
- * (ofi_amo.c). */
-static void ofi_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
-                    const void *value, const void *cond, void *fetch, int nbi, const char *routine)
-{
-    (void)nbi;
-    shmemi_ofi_enter();
-    shmemi_ofi_amo(shmemi_ofi_ctx_ep(ctx), pe, seg, off, op, dtype, value, cond, fetch, routine);
-    shmemi_ofi_leave();
-}
-
 static void ofi_fence(shmem_ctx_t ctx)
 {
     if (shmemi_ofi.ordered_writes)
@@ -262,7 +248,7 @@ static int ofi_signal(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64
 const struct shmemi_tp_ops shmemi_tp_ofi_ops = {
     .put = ofi_put,
     .get = ofi_get,
-    .amo = ofi_amo,
+    .amo = shmemi_ofi_amo, /* ofi_amo.c */
     .fence = ofi_fence,
     .quiet = ofi_quiet,
     .signal = ofi_signal,

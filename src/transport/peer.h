@@ -24,7 +24,8 @@ struct shmemi_tp_ops {
                 const char *routine);
     void (*get)(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, size_t n, int nbi,
                 const char *routine);
-    /* dtype: SHMEMI_DT of a 4- or 8-byte object (checked by comm/). */
+    /* dtype: SHMEMI_DT of a 4- or 8-byte object (SHMEMI_AMO_DEFINED, asserted
+     * where the bindings are compiled). */
     void (*amo)(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
                 const void *value, const void *cond, void *fetch, int nbi, const char *routine);
     void (*fence)(shmem_ctx_t ctx);
