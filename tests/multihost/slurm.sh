@@ -15,7 +15,7 @@
 #
 #  1. the suite: tests/run_tests.py inside "salloc -N 2 --ntasks-per-node=2"
 #     on hostA (PEs 0-1 on hostA, checked first), every
-#     launch through "srun --mpi=pmix -N 2 --overlap" (OSHRUN_LAUNCHER), two
+#     launch through "srun --mpi=pmix -N 2 --overlap" (OSHRUN_LAUNCHER), one
 #     at a time: the same 3- and 4-PE subset as run.sh, placed 2+1 and 2+2,
 #     but for the PE killed by SIGKILL, whose test expects mpirun's report:
 #     here the job must end with status 137 and srun's report instead.
@@ -184,14 +184,22 @@ if [ $run_suite = 1 ]; then
     else
         fail "slurm/placement np=4 is 2+2, np=3 is 2+1" "PEs 0.. of 4 / of 3 on: $placed"
     fi
-    # Two launches at a time, as CI's other stages run (a launch is mostly
-    # start-up and tear-down): --overlap lets two steps share the
-    # allocation's CPUs.
+    # One launch at a time, as run.sh. slurmstepd starts each host's tasks
+    # of a step in a session of its own, so each is a scheduler autogroup
+    # (kernel.sched_autogroup_enabled): the CPUs are shared between groups,
+    # and a waiting PE's sched_yield does not pass the CPU to another
+    # group. Real hosts do not share CPUs; these two do, so a PE waiting
+    # for a peer on the other host keeps that peer off the CPU. Two
+    # launches at a time (--jobs 2, four groups) made collect np=3 and
+    # np=4 take 35-69 s, past the 30 s no-progress limit once in CI; alone
+    # it takes 13 s, as under mpirun, whose rsh agent keeps the whole
+    # launch in one session (two at a time: 14-25 s there, 50-63 s with
+    # each host's PEs in a session of their own).
     for round in $(seq "$repeat"); do
         count_suite " [slurm]" on_host "$pida" env OSHRUN_LAUNCHER="srun --mpi=pmix -N 2 --overlap" \
             salloc --quiet -N 2 --ntasks-per-node=2 env -u SLURM_NTASKS_PER_NODE \
             python3 "$src/tests/run_tests.py" "$build" --only generated,manual --filter "$suite_filter" \
-            --jobs 2 --timeout-scale "$scale" --label-suffix " [slurm]"
+            --timeout-scale "$scale" --label-suffix " [slurm]"
         cluster_settle
     done
 fi
