@@ -152,6 +152,13 @@ struct shmemi_ofi {
      * no-ops, and Shoal keeps one thread at a time in libfabric (below,
      * "Serialized calls"). */
     int serial;
+    /* libfabric's shm: a flag wait polls every other turn, pauses between
+     * (ofi_progress.c, shmemi_ofi_wait_step), and polls by reading
+     * remote_writes where the provider counts them (FI_RMA_EVENT): the
+     * peers' writes and non-fetching AMOs applied here, bound to the
+     * default endpoint. NULL elsewhere. */
+    int spaced_polls;
+    struct fid_cntr *remote_writes;
 };
 
 /* Words the library reads into and never looks at (flush reads, probes,

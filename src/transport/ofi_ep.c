@@ -101,6 +101,13 @@ void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
                      "fi_ep_bind(cq)", routine);
     SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &e->w.cntr->fid, FI_WRITE), "fi_ep_bind(write counter)", routine);
     SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &e->r.cntr->fid, FI_READ), "fi_ep_bind(read counter)", routine);
+    /* Peers' writes arrive at the default endpoint: counted there for the
+     * waits that space their polls (ofi_progress.c). */
+    if (e == &o->main && o->spaced_polls && (o->info->caps & FI_RMA_EVENT)) {
+        SHMEMI_OFI_CHECK(fi_cntr_open(o->domain, &ca, &o->remote_writes, NULL), "fi_cntr_open", routine);
+        SHMEMI_OFI_CHECK(fi_ep_bind(e->ep, &o->remote_writes->fid, FI_REMOTE_WRITE),
+                         "fi_ep_bind(remote write counter)", routine);
+    }
     SHMEMI_OFI_CHECK(fi_enable(e->ep), "fi_enable", routine);
     remember_shm_name(e->ep);
 }
@@ -108,6 +115,8 @@ void shmemi_ofi_ep_open(struct shmemi_ofi_ep *e, const char *routine)
 void shmemi_ofi_ep_close(struct shmemi_ofi_ep *e)
 {
     SHMEMI_OFI_CLOSE(e->ep);
+    if (e == &shmemi_ofi.main)
+        SHMEMI_OFI_CLOSE(shmemi_ofi.remote_writes);
     SHMEMI_OFI_CLOSE(e->w.cntr);
     SHMEMI_OFI_CLOSE(e->r.cntr);
     SHMEMI_OFI_CLOSE(e->cq);

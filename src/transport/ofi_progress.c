@@ -107,18 +107,43 @@ void shmemi_ofi_progress(void)
     shmemi_ofi_leave();
 }
 
-/* Set at start-up where a provider poll writes a line the initiators
- * write too (libfabric's shm: see shmemi_ofi_wait_step). */
-static int poll_spaced;
-
-/* Pauses between two polls of a flag wait there: about 0.7 us on the
- * 2-vCPU Xeon the figures come from (45 ns a pause). */
+/* Pauses between two polls of a flag wait where polls are spaced
+ * (libfabric's shm: see shmemi_ofi_wait_step): about 0.7 us on the 2-vCPU
+ * Xeon the figures come from (45 ns a pause); doubled for each poll in a
+ * row that found a stream of the peers' writes, up to 2^4 times. */
 #define SHMEMI_OFI_POLL_GAP 16
+#define SHMEMI_OFI_POLL_GAP_DOUBLINGS 4
+
+/* This thread's polls in a row that each applied two or more of the
+ * peers' writes or non-fetching AMOs, and the remote-write count it
+ * last read. */
+static _Thread_local SHMEMI_OFI_TLS unsigned streamed_polls;
+static _Thread_local SHMEMI_OFI_TLS uint64_t remote_writes_read;
 
 static inline void pause_between_polls(void)
 {
-    for (int i = 0; i < SHMEMI_OFI_POLL_GAP; i++)
+    unsigned d = streamed_polls < SHMEMI_OFI_POLL_GAP_DOUBLINGS ? streamed_polls : SHMEMI_OFI_POLL_GAP_DOUBLINGS;
+
+    for (unsigned i = 0; i < (unsigned)SHMEMI_OFI_POLL_GAP << d; i++)
         shmemi_cpu_relax();
+}
+
+/* A spaced poll. Reading the remote-write counter progresses the default
+ * endpoint as a poll of its queue does (its queue holds only errors and
+ * this PE's own context completions, read on every POLL_EVERY-th turn),
+ * and tells how many of the peers' writes it applied. */
+static void spaced_poll(void)
+{
+    struct fid_cntr *rw = shmemi_ofi.remote_writes;
+    uint64_t n;
+
+    if (!rw) {
+        shmemi_ofi_ep_poll(&shmemi_ofi.main);
+        return;
+    }
+    n = fi_cntr_read(rw);
+    streamed_polls = n - remote_writes_read >= 2 ? streamed_polls + 1 : 0;
+    remote_writes_read = n;
 }
 
 void shmemi_ofi_wait_step(unsigned spins)
@@ -133,16 +158,26 @@ void shmemi_ofi_wait_step(unsigned spins)
      * (adds back to back 0.96 us; 0.69 us with this gap, quiet machine,
      * fetch-add and get 8 B a little faster too). So a flag wait
      * polls every other turn and pauses in between; the first turn of a
-     * wait polls at once. */
-    if (poll_spaced && spins != 1 && spins % 2 && spins != ~0u) {
-        pause_between_polls();
-        return;
+     * wait polls at once. While peers stream writes here the gap grows,
+     * so that they queue batches between polls: a round trip (a fetching
+     * AMO, or one write answered by a flag) is never a stream, and keeps
+     * the short gap. */
+    if (shmemi_ofi.spaced_polls && spins != ~0u) {
+        if (spins == 1)
+            streamed_polls = 0;
+        else if (spins % 2) {
+            pause_between_polls();
+            return;
+        }
     }
     /* Peers' operations arrive at the default endpoint; the others hold
      * only this PE's own operations, and their waits poll them. */
     shmemi_ofi_enter();
     if (spins != 1 && spins % SHMEMI_OFI_POLL_EVERY) {
-        shmemi_ofi_ep_poll(&shmemi_ofi.main);
+        if (shmemi_ofi.spaced_polls)
+            spaced_poll();
+        else
+            shmemi_ofi_ep_poll(&shmemi_ofi.main);
     } else {
         shmemi_ofi_progress();
         shmemi_ofi_wait_watch(spins);
@@ -250,8 +285,6 @@ static void *progress_main(void *arg)
 void shmemi_ofi_progress_thread_start(void)
 {
     int want = shmemi_settings.progress_thread;
-
-    poll_spaced = strcmp(shmemi_ofi.info->fabric_attr->prov_name, "shm") == 0;
 
     if (want < 0)
         want = shmemi_ofi.manual_progress;

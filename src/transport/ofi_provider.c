@@ -69,6 +69,14 @@ static struct fi_info *with_write_order(struct fi_info *pick);
 static struct fi_info *with_flush_fence(struct fi_info *pick);
 static struct fi_info *with_own_progress(struct fi_info *pick);
 static struct fi_info *with_serial_calls(struct fi_info *pick);
+static struct fi_info *with_remote_write_count(struct fi_info *pick);
+
+/* The chosen provider, refined: each step asks it again for one more
+ * thing and keeps the answer only if the same provider gives it. */
+static struct fi_info *refined(struct fi_info *pick)
+{
+    return with_remote_write_count(with_serial_calls(with_own_progress(with_flush_fence(with_write_order(pick)))));
+}
 
 /* The providers usable here and the one a job would choose (shoal-info). */
 void shmemi_ofi_print_providers(FILE *out)
@@ -110,7 +118,7 @@ void shmemi_ofi_print_providers(FILE *out)
         /* What a job would do on it: the same refinements as at start-up. */
         struct fi_info *c = fi_dupinfo(chosen_info);
         if (c) {
-            c = with_serial_calls(with_own_progress(with_flush_fence(with_write_order(c))));
+            c = refined(c);
             shmemi_ofi_plan(c);
             shmemi_ofi_print_plan(out, c, "  ");
             memset(&shmemi_ofi, 0, sizeof shmemi_ofi);
@@ -250,6 +258,34 @@ static struct fi_info *with_serial_calls(struct fi_info *pick)
     return ask_again(pick, hints, keeps_serial_calls);
 }
 
+/* shm, again with FI_RMA_EVENT: a counter of the peers' writes and
+ * non-fetching AMOs applied at the default endpoint, by which a flag wait
+ * tells a stream of them (two or more a poll) from round trips (one at a
+ * time, and fetching AMOs are not counted) and spaces its polls further
+ * while a stream lasts (ofi_progress.c, shmemi_ofi_wait_step). Kept only
+ * if the same provider answers with everything obtained before. */
+static int keeps_remote_write_count(const struct fi_info *got, const struct fi_info *pick)
+{
+    uint64_t order = pick->tx_attr->msg_order, fence = pick->caps & FI_FENCE;
+
+    return (got->caps & FI_RMA_EVENT) && (got->tx_attr->msg_order & order) == order &&
+           (got->caps & fence) == fence && got->domain_attr->threading == pick->domain_attr->threading &&
+           got->tx_attr->inject_size == pick->tx_attr->inject_size;
+}
+
+static struct fi_info *with_remote_write_count(struct fi_info *pick)
+{
+    struct fi_info *hints;
+
+    if (strcmp(pick->fabric_attr->prov_name, "shm") || (pick->caps & FI_RMA_EVENT))
+        return pick;
+    hints = hints_keeping(pick);
+    if (!hints)
+        return pick;
+    hints->caps |= FI_RMA_EVENT;
+    return ask_again(pick, hints, keeps_remote_write_count);
+}
+
 /* Under transmit completion, on a provider that does not order reads
  * after writes: the same provider again with FI_FENCE, so that quiet's
  * flush read can be fenced behind the writes (ofi_posted.c). Kept only
@@ -315,7 +351,7 @@ struct fi_info *shmemi_ofi_choose_provider(const char *routine)
     fi_freeinfo(hints);
     if (!pick)
         shmemi_fatal(routine, "out of memory");
-    return with_serial_calls(with_own_progress(with_flush_fence(with_write_order(pick))));
+    return refined(pick);
 }
 
 int shmemi_ofi_transmit_complete(void)
@@ -347,6 +383,7 @@ void shmemi_ofi_plan(const struct fi_info *fi)
     o->flush_fence = o->transmit_complete && !o->raw && (fi->caps & FI_FENCE);
     o->mr_local = (fi->domain_attr->mr_mode & FI_MR_LOCAL) || (force & SHMEMI_OFI_FORCE_MR_LOCAL);
     o->need_context = (fi->mode & (FI_CONTEXT | FI_CONTEXT2)) || (force & SHMEMI_OFI_FORCE_CONTEXT);
+    o->spaced_polls = strcmp(fi->fabric_attr->prov_name, "shm") == 0;
 }
 
 /* One line each for shoal-info and SHMEM_INFO: what the provider asks
@@ -389,6 +426,10 @@ void shmemi_ofi_print_plan(FILE *out, const struct fi_info *fi, const char *inde
                 : shmemi_world.thread_level >= SHMEM_THREAD_MULTIPLE ? "SHMEM_THREAD_MULTIPLE"
                 : strstr(fi->fabric_attr->prov_name, "ofi_rxm")     ? "FI_THREAD_DOMAIN not granted"
                                                                     : "only rxm's providers are asked for FI_THREAD_DOMAIN");
+    if (o->spaced_polls)
+        fprintf(out, "%swaits: a flag wait polls every other turn, %s\n", indent,
+                (fi->caps & FI_RMA_EVENT) ? "further apart while peers stream writes here (counted: FI_RMA_EVENT)"
+                                          : "at a fixed gap (no FI_RMA_EVENT: peers' writes not counted)");
     if (!o->need_context)
         fprintf(out, "%soperation contexts: none (no FI_CONTEXT mode)\n", indent);
     else
