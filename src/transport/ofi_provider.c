@@ -201,6 +201,18 @@ static struct fi_info *with_write_order(struct fi_info *pick)
  * from elsewhere woke a sleeping thread (docs/providers.md). Asked last,
  * keeping the order and fence obtained before; kept only if the same
  * provider answers. */
+/* The same, with one more capability asked for. */
+static struct fi_info *ask_again_with_cap(struct fi_info *pick, uint64_t cap,
+                                          int (*keeps)(const struct fi_info *got, const struct fi_info *pick))
+{
+    struct fi_info *hints = hints_keeping(pick);
+
+    if (!hints)
+        return pick;
+    hints->caps |= cap;
+    return ask_again(pick, hints, keeps);
+}
+
 static int keeps_manual_progress(const struct fi_info *got, const struct fi_info *pick)
 {
     (void)pick;
@@ -275,15 +287,9 @@ static int keeps_remote_write_count(const struct fi_info *got, const struct fi_i
 
 static struct fi_info *with_remote_write_count(struct fi_info *pick)
 {
-    struct fi_info *hints;
-
     if (strcmp(pick->fabric_attr->prov_name, "shm") || (pick->caps & FI_RMA_EVENT))
         return pick;
-    hints = hints_keeping(pick);
-    if (!hints)
-        return pick;
-    hints->caps |= FI_RMA_EVENT;
-    return ask_again(pick, hints, keeps_remote_write_count);
+    return ask_again_with_cap(pick, FI_RMA_EVENT, keeps_remote_write_count);
 }
 
 /* Under transmit completion, on a provider that does not order reads
@@ -298,15 +304,9 @@ static int keeps_fence(const struct fi_info *got, const struct fi_info *pick)
 
 static struct fi_info *with_flush_fence(struct fi_info *pick)
 {
-    struct fi_info *hints;
-
     if (!want_transmit_complete || shmemi_ofi_reads_after_writes(pick) || (pick->caps & FI_FENCE))
         return pick;
-    hints = hints_keeping(pick);
-    if (!hints)
-        return pick;
-    hints->caps |= FI_FENCE;
-    return ask_again(pick, hints, keeps_fence);
+    return ask_again_with_cap(pick, FI_FENCE, keeps_fence);
 }
 
 struct fi_info *shmemi_ofi_choose_provider(const char *routine)
