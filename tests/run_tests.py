@@ -123,6 +123,27 @@ class Reporter:
             sys.stdout.flush()
 
 
+# Launches slower than this, or failed, are told how many TCP connection
+# requests this host resent meanwhile: on loopback a lost SYN is the one
+# way a launch waits whole seconds for a peer that is alive (stalls of
+# about 31 s seen in CI coincided with resent SYNs).
+SLOW_LAUNCH_S = 10.0
+
+
+def tcp_syn_retransmits() -> int:
+    """TcpExt TCPSynRetrans of this network namespace (0 if unreadable)."""
+    try:
+        with open("/proc/net/netstat") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return 0
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            fields = dict(zip(names.split()[1:], values.split()[1:]))
+            return int(fields.get("TCPSynRetrans", 0))
+    return 0
+
+
 def note(text: str) -> None:
     print(f"note: {text}", flush=True)
 
@@ -1005,11 +1026,17 @@ def main() -> int:
 
     def execute(job: Job) -> None:
         start = time.monotonic()
+        syn_before = tcp_syn_retransmits()
         try:
             outcome = job.run()
         except Exception as e:  # a runner bug must not hide the other results
             outcome = Outcome(False, f"runner error: {type(e).__name__}: {e}")
-        reporter.report(job.label, outcome, time.monotonic() - start)
+        seconds = time.monotonic() - start
+        syn = tcp_syn_retransmits() - syn_before
+        if syn > 0 and (not outcome.ok or seconds > SLOW_LAUNCH_S):
+            outcome.notes.append(f"this host's TCP SYN retransmissions while it ran: {syn} (a lost connection "
+                                 f"request is retried after 1, 2, 4, 8, 16 s: 31 s for five)")
+        reporter.report(job.label, outcome, seconds)
 
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs))
     try:
