@@ -124,9 +124,9 @@ class Reporter:
 
 
 # Launches slower than this, or failed, are told how many TCP connection
-# requests this host resent meanwhile: on loopback a lost SYN is the one
-# way a launch waits whole seconds for a peer that is alive (stalls of
-# about 31 s seen in CI coincided with resent SYNs).
+# requests this host resent meanwhile: on loopback a lost SYN is one way a
+# launch waits whole seconds for a peer that is alive (five cost 31 s, the
+# length of the stalls CI still sees now and then; docs/providers.md).
 SLOW_LAUNCH_S = 10.0
 
 
