@@ -16,6 +16,7 @@ struct shmemi_settings shmemi_settings = {
     .symmetric_size = (size_t)256 << 20,
     .spin = -1,
     .progress_thread = -1,
+    .ofi_amo_batch = -1,
     .team_pool_size = (size_t)4 << 20,
 };
 
@@ -93,7 +94,7 @@ int shmemi_env_init_timing(void)
     return mode;
 }
 
-static int parse_spin(const char *text, void *field)
+static int parse_auto_count(const char *text, void *field)
 {
     if (!strcasecmp(text, "auto")) {
         *(long *)field = -1;
@@ -225,7 +226,7 @@ static const struct env_var env_table[] = {
     {"SHMEM_INIT_TIMING", NULL, "0", parse_init_timing, FIELD(init_timing), "all, or a flag (" FLAG_FORMS ")",
      "print shmem_init's phases with their seconds and the memory malloc'd in each, and at finalize how "
      "many peers were reached through libfabric (on: PE 0; all: every PE)"},
-    {"SHMEM_SPIN_COUNT", NULL, "auto", parse_spin, FIELD(spin), "auto or a non-negative integer",
+    {"SHMEM_SPIN_COUNT", NULL, "auto", parse_auto_count, FIELD(spin), "auto or a non-negative integer",
      "pause iterations before a waiting PE yields the CPU (auto: 1000, or 0 when node-local PEs "
      "outnumber cores)"},
     {"SHMEM_TRANSPORT", NULL, "auto", parse_transport, FIELD(transport), "auto, shm or ofi",
@@ -249,6 +250,12 @@ static const struct env_var env_table[] = {
      "network-path blocking puts above the provider's inject size and up to this size are copied into "
      "a bounce buffer and return at once; larger ones are zero-copy and wait for completion (0: never "
      "copy). Each endpoint has a pool of 32 such buffers, allocated on first use"},
+    {"SHMEM_OFI_AMO_BATCH", NULL, "auto", parse_auto_count, FIELD(ofi_amo_batch), "auto or a non-negative integer",
+     "network path, where non-fetching AMOs are windowed (tcp, sockets): while a PE's earlier writes are "
+     "still in flight, its non-fetching AMOs of one kind to one PE are gathered and sent up to this many "
+     "in one message; quiet, fence's next operation, any other operation, a wait or the progress thread "
+     "sends what is gathered (auto: as many as the provider takes in one atomic message, at most 8, "
+     "when calls are serialized and the progress thread runs; 0 or 1: one a message)"},
     {"SHMEM_OFI_TIMEOUT", NULL, "30", parse_count, FIELD(ofi_timeout), "a non-negative integer (seconds)",
      "a PE whose network path makes no progress towards a peer for this long (a transfer that does not "
      "complete, or a wait whose probes of the off-node peers go unanswered) ends the job with an error "

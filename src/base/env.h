@@ -21,6 +21,7 @@ struct shmemi_settings {
     int progress_thread;   /* SHMEM_PROGRESS_THREAD: -1 auto, 0 off, 1 on */
     int ofi_soft_amo;      /* SHMEM_OFI_ATOMICS=software */
     size_t ofi_bounce_size; /* SHMEM_OFI_BOUNCE_SIZE, bytes: largest put copied */
+    long ofi_amo_batch;    /* SHMEM_OFI_AMO_BATCH: -1 auto, 0/1 off, else AMOs a message at most */
     long ofi_timeout;      /* SHMEM_OFI_TIMEOUT, seconds; 0 = wait forever */
     unsigned ofi_force;    /* SHMEM_OFI_FORCE: SHMEMI_OFI_FORCE_* bits */
     size_t team_pool_size; /* SHMEM_TEAM_POOL_SIZE, bytes */

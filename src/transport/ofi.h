@@ -90,6 +90,21 @@ struct shmemi_ofi_remote {
     uint64_t key;
 };
 
+/* Non-fetching AMOs gathered for one message (ofi_amo.c, "Gathered"):
+ * n of one operation and datatype to one PE, from the default endpoint,
+ * each with its operand and its place at the target. */
+#define SHMEMI_OFI_AMO_BATCH_MAX 8
+struct shmemi_ofi_amo_batch {
+    int n;                                          /* gathered, not yet sent */
+    int run;                                        /* the last way in was an AMO of this kind to pe */
+    int pe;
+    enum fi_op op;
+    enum fi_datatype dt;
+    const char *routine;                            /* the first AMO's */
+    uint64_t val[SHMEMI_OFI_AMO_BATCH_MAX];          /* operands, each at the start of its word */
+    struct fi_rma_ioc rma[SHMEMI_OFI_AMO_BATCH_MAX];
+};
+
 #define SHMEMI_OFI_ADDR_MAX 224 /* bytes of an endpoint address (fi_getname) */
 #define SHMEMI_OFI_NREG 2 /* registered regions: 0 heap (control region + heap), 1 data */
 
@@ -127,6 +142,12 @@ struct shmemi_ofi {
      * injected delivery-complete on the write counter and left to quiet,
      * at most SHMEMI_OFI_AMO_WINDOW of the endpoint's writes in flight. */
     int amo_windowed;
+    /* Windowed AMOs in a run to one PE gathered, up to this many a message
+     * (1: one each); what is gathered is sent when anything else enters
+     * (shmemi_ofi_enter) and by the progress thread. Only where calls are
+     * serialized and the thread runs. */
+    int amo_batch;
+    struct shmemi_ofi_amo_batch batch;
     /* Posted non-fetching AMOs (ofi_posted.c) are injected: posted and an
      * inject size of 8 bytes at least. */
     int amo_posted;
@@ -314,12 +335,30 @@ extern int shmemi_ofi_serial_lock;
 extern _Thread_local SHMEMI_OFI_TLS unsigned shmemi_ofi_serial_depth;
 void shmemi_ofi_serial_wait(void);
 
-static inline void shmemi_ofi_enter(void)
+/* ofi_amo.c, the lock held: send the gathered non-fetching AMOs; also
+ * end their run, so that the next one leaves at once. */
+void shmemi_ofi_batch_send(void);
+void shmemi_ofi_batch_break(void);
+
+/* A way in for a non-fetching AMO, which may join the gathered ones. */
+static inline void shmemi_ofi_enter_gathering(void)
 {
     if (!shmemi_ofi.serial || shmemi_ofi_serial_depth++)
         return;
     if (__atomic_exchange_n(&shmemi_ofi_serial_lock, 1, __ATOMIC_ACQUIRE))
         shmemi_ofi_serial_wait();
+}
+
+/* Every other way in sends the gathered AMOs first, so that whatever
+ * follows them (a put, a flag after a fence, a quiet's flush, a wait for
+ * a peer that needs them) is behind them on the endpoint. */
+static inline void shmemi_ofi_enter(void)
+{
+    int outermost = shmemi_ofi.serial && !shmemi_ofi_serial_depth;
+
+    shmemi_ofi_enter_gathering();
+    if (outermost && __builtin_expect(shmemi_ofi.batch.run != 0, 0))
+        shmemi_ofi_batch_break();
 }
 
 static inline void shmemi_ofi_leave(void)

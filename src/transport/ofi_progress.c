@@ -274,6 +274,8 @@ static void *progress_main(void *arg)
         /* Not while the PE is in libfabric under FI_THREAD_DOMAIN: it
          * polls by itself then. */
         if (shmemi_ofi_try_enter()) {
+            if (shmemi_ofi.batch.n) /* the PE stopped calling with AMOs gathered */
+                shmemi_ofi_batch_send();
             shmemi_ofi_poll_all();
             shmemi_ofi_leave();
         }
@@ -293,6 +295,7 @@ void shmemi_ofi_progress_thread_start(void)
     atomic_store(&progress_stop, 0);
     if (pthread_create(&progress_tid, NULL, progress_main, NULL) != 0) {
         shmemi_warn("shmem_init", "cannot start the progress thread; progress comes from library calls only");
+        shmemi_ofi.amo_batch = 1; /* nothing would send what a PE gathered and left */
         return;
     }
     progress_running = 1;

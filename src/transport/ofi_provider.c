@@ -192,16 +192,8 @@ static struct fi_info *with_write_order(struct fi_info *pick)
     return ask_again(pick, hints, keeps_write_order);
 }
 
-/* sockets, asked for manual data progress: Shoal's waits and its progress
- * thread drive it, as they drive tcp and shm. With the provider's own
- * progress thread (its default, FI_PROGRESS_AUTO) round trips stalled:
- * ~22 ms each while the thread spins (FI_SOCKETS_PE_WAITTIME, 10 ms by
- * default) on cores the PEs share, and, with the spin off, now and then
- * for tens of seconds, every PE waiting for a fetching AMO until traffic
- * from elsewhere woke a sleeping thread (docs/providers.md). Asked last,
- * keeping the order and fence obtained before; kept only if the same
- * provider answers. */
-/* The same, with one more capability asked for. */
+/* The chosen provider asked again, with what the earlier refinements
+ * obtained and one more capability; kept where `keeps` says so. */
 static struct fi_info *ask_again_with_cap(struct fi_info *pick, uint64_t cap,
                                           int (*keeps)(const struct fi_info *got, const struct fi_info *pick))
 {
@@ -213,6 +205,15 @@ static struct fi_info *ask_again_with_cap(struct fi_info *pick, uint64_t cap,
     return ask_again(pick, hints, keeps);
 }
 
+/* sockets, asked for manual data progress: Shoal's waits and its progress
+ * thread drive it, as they drive tcp and shm. With the provider's own
+ * progress thread (its default, FI_PROGRESS_AUTO) round trips stalled:
+ * ~22 ms each while the thread spins (FI_SOCKETS_PE_WAITTIME, 10 ms by
+ * default) on cores the PEs share, and, with the spin off, now and then
+ * for tens of seconds, every PE waiting for a fetching AMO until traffic
+ * from elsewhere woke a sleeping thread (docs/providers.md). Asked last,
+ * keeping the order and fence obtained before; kept only if the same
+ * provider answers. */
 static int keeps_manual_progress(const struct fi_info *got, const struct fi_info *pick)
 {
     (void)pick;
