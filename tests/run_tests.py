@@ -130,18 +130,24 @@ class Reporter:
 SLOW_LAUNCH_S = 10.0
 
 
-def tcp_syn_retransmits() -> int:
-    """TcpExt TCPSynRetrans of this network namespace (0 if unreadable)."""
+# TcpExt counters read around each launch: SYNs resent, and SYNs refused
+# because a TIME_WAIT socket of the same addresses and ports holds a newer
+# timestamp (PAWS), a lead for why a SYN is lost.
+SYN_COUNTERS = ("TCPSynRetrans", "PAWSTimewait")
+
+
+def tcp_syn_counters() -> tuple:
+    """SYN_COUNTERS of this network namespace (zeros if unreadable)."""
     try:
         with open("/proc/net/netstat") as f:
             lines = f.read().splitlines()
     except OSError:
-        return 0
+        return (0,) * len(SYN_COUNTERS)
     for names, values in zip(lines[::2], lines[1::2]):
         if names.startswith("TcpExt:"):
             fields = dict(zip(names.split()[1:], values.split()[1:]))
-            return int(fields.get("TCPSynRetrans", 0))
-    return 0
+            return tuple(int(fields.get(k, 0)) for k in SYN_COUNTERS)
+    return (0,) * len(SYN_COUNTERS)
 
 
 def note(text: str) -> None:
@@ -1026,16 +1032,17 @@ def main() -> int:
 
     def execute(job: Job) -> None:
         start = time.monotonic()
-        syn_before = tcp_syn_retransmits()
+        syn_before = tcp_syn_counters()
         try:
             outcome = job.run()
         except Exception as e:  # a runner bug must not hide the other results
             outcome = Outcome(False, f"runner error: {type(e).__name__}: {e}")
         seconds = time.monotonic() - start
-        syn = tcp_syn_retransmits() - syn_before
+        syn, paws = (after - before for after, before in zip(tcp_syn_counters(), syn_before))
         if syn > 0 and (not outcome.ok or seconds > SLOW_LAUNCH_S):
             outcome.notes.append(f"this host's TCP SYN retransmissions while it ran: {syn} (a lost connection "
-                                 f"request is retried after 1, 2, 4, 8, 16 s: 31 s for five)")
+                                 f"request is retried after 1, 2, 4, 8, 16 s: 31 s for five); SYNs refused by a "
+                                 f"TIME_WAIT socket (PAWSTimewait): {paws}")
         reporter.report(job.label, outcome, seconds)
 
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs))

@@ -292,10 +292,14 @@ void shmemi_ofi_writes_visible(struct shmemi_ofi_ep *e, int pe, const char *rout
 /* Lost peers (SHMEM_OFI_TIMEOUT, docs/design.md "Lost peers"). A wait
  * keeps one of these; each poll passes a progress mark (a counter value,
  * 0 if none). Towards a known peer (pe >= 0) a mark unchanged for the
- * timeout is fatal; otherwise the wait probes the off-node peers. */
+ * timeout is fatal, unless the stall is on a context's own endpoint and
+ * the peer answers a read on the default one: then that endpoint's
+ * connection is slow to set up, and the wait goes on; otherwise the wait
+ * probes the off-node peers. */
 struct shmemi_ofi_stall {
     uint64_t since_ms; /* 0: not started */
     uint64_t mark;
+    const struct shmemi_ofi_ep *ep; /* the stalled transfer's; NULL: the default one's, or none */
 };
 void shmemi_ofi_stall_check(struct shmemi_ofi_stall *st, uint64_t mark, int pe, const char *routine);
 const char *shmemi_ofi_host(int pe);
@@ -513,11 +517,12 @@ static inline void *shmemi_ofi_count_op(struct shmemi_ofi_ep *e, struct shmemi_o
     return NULL;
 }
 
-/* Retry a libfabric call while it returns -FI_EAGAIN, progressing. */
-#define SHMEMI_OFI_RETRY(call, what, pe, routine)                                               \
+/* Retry a libfabric call of endpoint e while it returns -FI_EAGAIN,
+ * progressing. */
+#define SHMEMI_OFI_RETRY(e, call, what, pe, routine)                                            \
     do {                                                                                        \
         ssize_t rc_;                                                                            \
-        struct shmemi_ofi_stall st_ = {0, 0};                                                   \
+        struct shmemi_ofi_stall st_ = {0, 0, (e)};                                              \
         shmemi_ofi_last_routine = (routine);                                                    \
         shmemi_ofi_last_pe = (pe);                                                              \
         unsigned tries_ = 0;                                                                    \
@@ -542,7 +547,7 @@ static inline void *shmemi_ofi_count_op(struct shmemi_ofi_ep *e, struct shmemi_o
         void *op_ctx = shmemi_ofi_count_op((e), (c), (routine));                                \
         (void)op_ctx;                                                                           \
         shmemi_ofi_mark_polled();                                                               \
-        SHMEMI_OFI_RETRY(call, what, pe, routine);                                              \
+        SHMEMI_OFI_RETRY((e), call, what, pe, routine);                                         \
     } while (0)
 
 /* A put or non-fetching AMO to pe was posted: a later flush must cover pe.

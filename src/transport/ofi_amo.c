@@ -295,8 +295,12 @@ void shmemi_ofi_batch_send(void)
     windowed_send(&shmemi_ofi.main, &b);
 }
 
+/* Reads only, unless a run is on: where calls are not serialized there
+ * never is one, and threads calling here at once must not write. */
 void shmemi_ofi_batch_break(void)
 {
+    if (!shmemi_ofi.batch.run)
+        return;
     if (shmemi_ofi.batch.n)
         shmemi_ofi_batch_send();
     shmemi_ofi.batch.run = 0;

@@ -211,7 +211,7 @@ void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count
                                 const char *routine)
 {
     unsigned spins = 0;
-    struct shmemi_ofi_stall st = {0, 0};
+    struct shmemi_ofi_stall st = {0, 0, e};
 
     for (;;) {
         /* Reading the counter drives the progress of the endpoint it
