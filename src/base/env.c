@@ -251,11 +251,11 @@ static const struct env_var env_table[] = {
      "a bounce buffer and return at once; larger ones are zero-copy and wait for completion (0: never "
      "copy). Each endpoint has a pool of 32 such buffers, allocated on first use"},
     {"SHMEM_OFI_AMO_BATCH", NULL, "auto", parse_auto_count, FIELD(ofi_amo_batch), "auto or a non-negative integer",
-     "network path, where non-fetching AMOs are windowed (tcp, sockets): while a PE's earlier writes are "
-     "still in flight, its non-fetching AMOs of one kind to one PE are gathered and sent up to this many "
-     "in one message; quiet, fence's next operation, any other operation, a wait or the progress thread "
-     "sends what is gathered (auto: as many as the provider takes in one atomic message, at most 8, "
-     "when calls are serialized and the progress thread runs; 0 or 1: one a message)"},
+     "network path, where non-fetching AMOs are windowed (tcp): in a run of non-fetching AMOs of one "
+     "kind to one PE on the default context, the first is sent at once and the next ones are gathered, "
+     "up to this many in one message; any other operation (a put, a get, a fetching AMO, quiet, a wait) "
+     "or the progress thread sends what is gathered (auto: as many as the provider takes in one atomic "
+     "message, at most 8, when calls are serialized and the progress thread runs; 0 or 1: one a message)"},
     {"SHMEM_OFI_TIMEOUT", NULL, "30", parse_count, FIELD(ofi_timeout), "a non-negative integer (seconds)",
      "a PE whose network path makes no progress towards a peer for this long (a transfer that does not "
      "complete, or a wait whose probes of the off-node peers go unanswered) ends the job with an error "
