@@ -310,24 +310,29 @@ static void windowed(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum 
                      enum fi_datatype dt, const void *value, const char *routine)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
-    struct shmemi_ofi_amo_batch one = {.pe = pe, .op = fi_op_of(op), .dt = dt, .routine = routine};
-    struct shmemi_ofi_amo_batch *b = &o->batch;
+    struct shmemi_ofi_amo_batch one, *b = &o->batch; /* one: only the fields used below are set */
+    enum fi_op fop = fi_op_of(op);
     /* Node-local peers of a mixed job are marked per AMO (mark_local_write). */
     int gather = o->amo_batch > 1 && e == &o->main && !(shmemi_tp_peer(pe)->flags & SHMEMI_PEER_LOADSTORE);
 
-    if (e == &o->main && !(gather && b->run && b->pe == pe && b->op == one.op && b->dt == dt)) {
+    if (e != &o->main || !(gather && b->run && b->pe == pe && b->op == fop && b->dt == dt)) {
         /* Not the next of the run: end it, and this one leaves alone. */
-        shmemi_ofi_batch_break();
+        if (e == &o->main)
+            shmemi_ofi_batch_break();
         if (gather) {
             b->run = 1;
             b->pe = pe;
-            b->op = one.op;
+            b->op = fop;
             b->dt = dt;
             b->routine = routine;
         }
+        one.n = 0;
+        one.pe = pe;
+        one.op = fop;
+        one.dt = dt;
+        one.routine = routine;
         b = &one;
-    } else if (e != &o->main)
-        b = &one;
+    }
     b->val[b->n] = 0;
     memcpy(&b->val[b->n], value, dt_bytes(dt));
     b->rma[b->n].addr = shmemi_ofi_raddr(pe, seg, off, &b->rma[b->n].key);
