@@ -15,7 +15,6 @@
 #define SHMEMI_OFI_H
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdint.h>
 
@@ -27,6 +26,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include "base/give_way.h"
 #include "shmemi.h"
 
 /* Bounce buffers for medium puts (ofi_bounce.c): a byte pool carved in
@@ -381,12 +381,12 @@ static inline void shmemi_ofi_yield(void)
     unsigned depth = shmemi_ofi_serial_depth;
 
     if (!shmemi_ofi.serial || !depth) {
-        sched_yield();
+        shmemi_give_way();
         return;
     }
     shmemi_ofi_serial_depth = 0;
     __atomic_store_n(&shmemi_ofi_serial_lock, 0, __ATOMIC_RELEASE);
-    sched_yield();
+    shmemi_give_way();
     if (__atomic_exchange_n(&shmemi_ofi_serial_lock, 1, __ATOMIC_ACQUIRE))
         shmemi_ofi_serial_wait();
     shmemi_ofi_serial_depth = depth;

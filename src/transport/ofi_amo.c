@@ -45,7 +45,6 @@
  * reads from or writes to memory go through the endpoint's registered
  * bounce pool (shmemi_ofi_bounce_grab); injected operands need none.
  */
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -5,7 +5,6 @@
  * the optional progress thread.
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -84,7 +83,7 @@ void shmemi_ofi_serial_wait(void)
     do {
         while (__atomic_load_n(&shmemi_ofi_serial_lock, __ATOMIC_RELAXED)) {
             if (++spins % 64 == 0)
-                sched_yield();
+                shmemi_give_way();
             else
                 shmemi_cpu_relax();
         }
