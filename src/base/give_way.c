@@ -1,17 +1,15 @@
 /*
- * base/give_way.c — a yield, and every SHMEMI_NAP_EVERY-th a nap (why:
- * give_way.h).
+ * base/give_way.c — a yield, and every SHMEMI_NAP_EVERY-th of a wait a
+ * nap (why: give_way.h).
  */
 #include "base/give_way.h"
 
 #include <sched.h>
 #include <time.h>
 
-void shmemi_give_way(void)
+void shmemi_give_way(unsigned yields)
 {
-    static _Thread_local __attribute__((tls_model("initial-exec"))) unsigned yields;
-
-    if (++yields % SHMEMI_NAP_EVERY) {
+    if (yields % SHMEMI_NAP_EVERY) {
         sched_yield();
         return;
     }

@@ -1,6 +1,6 @@
 /*
  * base/give_way.h — how a waiting thread gives up its core: a yield, and
- * now and then a short sleep instead.
+ * in a long wait now and then a short sleep instead.
  *
  * sched_yield hands the core only to tasks of the yielder's own scheduling
  * group (its session's autogroup, its cgroup), never to another group's.
@@ -10,18 +10,21 @@
  * both cores for 6-60 s: kernel threads too (rcu_preempt starved, workqueue
  * lockups), and the PEs of the same job that had been preempted. A thread
  * that sleeps leaves the run queue, and a nap every SHMEMI_NAP_EVERY-th
- * yield ended it (docs/design.md, "Giving the core away").
+ * yield of a wait ended it (docs/design.md, "Progress", napping). Counted
+ * per wait, so that short waits (a barrier, a round trip) never nap: with
+ * a nap every 256th yield of the thread instead, oversubscribed barriers
+ * took 1.5x as long.
  */
 #ifndef SHMEMI_GIVE_WAY_H
 #define SHMEMI_GIVE_WAY_H
 
-/* Yields of one thread, counted across its waits, between two naps. */
+/* Yields of one wait between two naps. */
 #define SHMEMI_NAP_EVERY 256
 /* The nap; the kernel adds its timer slack (50 us by default). */
 #define SHMEMI_NAP_NS 20000
 
-/* Give the core away once: sched_yield, or every SHMEMI_NAP_EVERY-th
- * call of this thread a nap. */
-void shmemi_give_way(void);
+/* Give the core away once: sched_yield, or a nap when `yields` (this
+ * one included, counted by the wait) is a multiple of SHMEMI_NAP_EVERY. */
+void shmemi_give_way(unsigned yields);
 
 #endif /* SHMEMI_GIVE_WAY_H */

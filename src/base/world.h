@@ -61,4 +61,14 @@ static inline int shmemi_wait_yields(unsigned spins)
     return spins > shmemi_world.spin_limit && (shmemi_world.oversubscribed || spins % SHMEMI_YIELD_EVERY == 0 || spins == ~0u);
 }
 
+/* How many times a wait has yielded at its `spins`-th poll, that poll's
+ * yield included (for shmemi_give_way, base/give_way.h). A wait whose
+ * count saturated (~0u) has waited for ages: it naps every time. */
+static inline unsigned shmemi_wait_yield_count(unsigned spins)
+{
+    if (spins == ~0u)
+        return 0;
+    return shmemi_world.oversubscribed ? spins - shmemi_world.spin_limit : spins / SHMEMI_YIELD_EVERY;
+}
+
 #endif /* SHMEMI_WORLD_H */

@@ -2,7 +2,8 @@
  * comm/backoff.h — how a PE waits. With more node-local PEs than cores, the
  * PE we wait for may need our core: yield at once. Otherwise spin briefly
  * with a pause (cheap, keeps the cache line hot), then yield now and then
- * (shmemi_wait_yields, base/world.h), napping now and then (base/give_way.h).
+ * (shmemi_wait_yields, base/world.h), and in a long wait nap now and then
+ * (base/give_way.h).
  */
 #ifndef SHMEMI_BACKOFF_H
 #define SHMEMI_BACKOFF_H
@@ -23,7 +24,7 @@ static inline void shmemi_backoff(unsigned *spins)
     if (shmemi_world.net_progress)
         shmemi_transport_wait_step(*spins);
     if (shmemi_wait_yields(*spins)) {
-        shmemi_give_way();
+        shmemi_give_way(shmemi_wait_yield_count(*spins));
         return;
     }
     shmemi_cpu_relax();

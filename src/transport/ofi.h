@@ -27,6 +27,7 @@
 #include <rdma/fi_rma.h>
 
 #include "base/give_way.h"
+#include "base/world.h"
 #include "shmemi.h"
 
 /* Bounce buffers for medium puts (ofi_bounce.c): a byte pool carved in
@@ -375,18 +376,19 @@ static inline void shmemi_ofi_leave(void)
 /* A wait inside a way in gives up the core: give up the lock with it, so
  * that the progress thread (or another thread) can serve peers while this
  * one is off the core, as it could at FI_THREAD_SAFE. Only between two
- * complete provider calls, whose state the other thread may then poll. */
-static inline void shmemi_ofi_yield(void)
+ * complete provider calls, whose state the other thread may then poll.
+ * `spins`: the wait's count of polls (shmemi_wait_yields). */
+static inline void shmemi_ofi_yield(unsigned spins)
 {
     unsigned depth = shmemi_ofi_serial_depth;
 
     if (!shmemi_ofi.serial || !depth) {
-        shmemi_give_way();
+        shmemi_give_way(shmemi_wait_yield_count(spins));
         return;
     }
     shmemi_ofi_serial_depth = 0;
     __atomic_store_n(&shmemi_ofi_serial_lock, 0, __ATOMIC_RELEASE);
-    shmemi_give_way();
+    shmemi_give_way(shmemi_wait_yield_count(spins));
     if (__atomic_exchange_n(&shmemi_ofi_serial_lock, 1, __ATOMIC_ACQUIRE))
         shmemi_ofi_serial_wait();
     shmemi_ofi_serial_depth = depth;
@@ -439,7 +441,6 @@ static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *k
 static inline fi_addr_t shmemi_ofi_addr(int pe);
 
 #include "memory/ctrl.h"
-#include "base/world.h"
 #include "transport/transport.h"
 
 /* The endpoint serving a context: one compare for the default context,
@@ -530,7 +531,7 @@ static inline void *shmemi_ofi_count_op(struct shmemi_ofi_ep *e, struct shmemi_o
             shmemi_ofi_progress();                                                              \
             shmemi_ofi_stall_check(&st_, 0, (pe), (routine));                                   \
             if (shmemi_wait_yields(++tries_))                                                   \
-                shmemi_ofi_yield();                                                             \
+                shmemi_ofi_yield(tries_);                                                       \
         }                                                                                       \
         if (rc_)                                                                                \
             shmemi_ofi_fail(routine, what, pe, rc_);                                            \

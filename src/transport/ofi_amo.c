@@ -395,7 +395,7 @@ static void locked(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
             break;
         shmemi_ofi_progress();
         if (shmemi_wait_yields(++spins))
-            shmemi_ofi_yield();
+            shmemi_ofi_yield(spins);
     }
     if (value)
         memcpy(&v, value, size);

@@ -83,7 +83,7 @@ void shmemi_ofi_serial_wait(void)
     do {
         while (__atomic_load_n(&shmemi_ofi_serial_lock, __ATOMIC_RELAXED)) {
             if (++spins % 64 == 0)
-                shmemi_give_way();
+                shmemi_give_way(spins / 64);
             else
                 shmemi_cpu_relax();
         }
@@ -241,7 +241,7 @@ void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count
             shmemi_ofi_stall_check(&st, done, pe, routine);
         }
         if (shmemi_wait_yields(spins))
-            shmemi_ofi_yield();
+            shmemi_ofi_yield(spins);
     }
 }
 
