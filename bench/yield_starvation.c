@@ -13,9 +13,9 @@
  * second thread sleeps `waker_us` (default 100) in a loop, as the progress
  * thread does while the PE computes. With `nap_every` > 0 every that-many-th
  * yield is a 20 us sleep instead (Shoal's shmemi_give_way). Meanwhile this
- * process, outside their session, sleeps 0.1 s in a loop and prints the
- * longest time one such sleep took: about 0.1 s when it gets a core as it
- * should.
+ * process, outside their session, does what a shell loop does (start a
+ * process that exits at once, wait for it, sleep 0.1 s) and prints the
+ * longest such turn: about 0.1 s when it gets a core as it should.
  *
  * Seen on Linux 6.18 (2 cores, our test machines), 5 interleaved runs of
  * 10 s each, 4 processes: waker 100 us, no nap: 0.10 to 8.8 s (median 0.39);
