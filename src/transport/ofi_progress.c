@@ -255,11 +255,11 @@ void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
 /* ---- progress thread ---- */
 
 /* Standing aside, the thread naps 1 ms, then 2, then 4 while the PE keeps
- * calling: each wake-up preempts the PE (about 15 us of a 2-vCPU VM's
+ * calling: each wake-up preempts the PE (about 20 us of a 2-vCPU VM's
  * time), and one inside a round trip stalls both PEs of it. OSU's
- * fetching-AMO windows on shm (500 operations, ~0.6 ms) were 3-15%
+ * fetching-AMO windows on shm (500 operations, ~0.6 ms) were 2-22%
  * slower with a wake-up every 1 ms than with the thread off; with these
- * naps, as fast as off. The cost: a PE that stops calling after calling
+ * naps, within 3% of off, either way. The cost: a PE that stops calling after calling
  * for some milliseconds is served (and its gathered AMOs sent) within
  * 4 ms, not 1. */
 #define SHMEMI_PROGRESS_ASIDE_NS 1000000L
