@@ -254,17 +254,6 @@ void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
 
 /* ---- progress thread ---- */
 
-/* Standing aside, the thread naps 1 ms, then 2, then 4 while the PE keeps
- * calling: each wake-up preempts the PE (about 20 us of a 2-vCPU VM's
- * time), and one inside a round trip stalls both PEs of it. OSU's
- * fetching-AMO windows on shm (500 operations, ~0.6 ms) were 2-22%
- * slower with a wake-up every 1 ms than with the thread off; with these
- * naps, within 3% of off, either way. The cost: a PE that stops calling after calling
- * for some milliseconds is served (and its gathered AMOs sent) within
- * 4 ms, not 1. */
-#define SHMEMI_PROGRESS_ASIDE_NS 1000000L
-#define SHMEMI_PROGRESS_ASIDE_DOUBLINGS 2
-
 static pthread_t progress_tid;
 static atomic_int progress_stop;
 static int progress_running;
@@ -273,19 +262,14 @@ static void *progress_main(void *arg)
 {
     /* Short naps while the PE computes: peers are served within ~0.1 ms,
      * and an idle thread costs its core almost nothing. While the PE
-     * polls by itself, stand aside and nap longer (above). */
-    const struct timespec serve = {0, 100000};
-    unsigned aside_doublings = 0;
+     * polls by itself, stand aside and nap longer. */
+    const struct timespec serve = {0, 100000}, aside = {0, 1000000};
     (void)arg;
     while (!atomic_load_explicit(&progress_stop, memory_order_relaxed)) {
         if (__atomic_exchange_n(&shmemi_ofi_polled, 0, __ATOMIC_RELAXED)) {
-            struct timespec aside = {0, SHMEMI_PROGRESS_ASIDE_NS << aside_doublings};
             nanosleep(&aside, NULL);
-            if (aside_doublings < SHMEMI_PROGRESS_ASIDE_DOUBLINGS)
-                aside_doublings++;
             continue;
         }
-        aside_doublings = 0;
         /* Not while the PE is in libfabric under FI_THREAD_DOMAIN: it
          * polls by itself then. */
         if (shmemi_ofi_try_enter()) {
