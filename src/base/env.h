@@ -19,6 +19,7 @@ struct shmemi_settings {
     char ofi_provider[64]; /* SHMEM_OFI_PROVIDER, "" = auto */
     long virtual_nodes;    /* SHMEM_VIRTUAL_NODES, 0/1 = off */
     int progress_thread;   /* SHMEM_PROGRESS_THREAD: -1 auto, 0 off, 1 on */
+    long progress_interval_us; /* SHMEM_PROGRESS_INTERVAL: the thread's polls while the PE computes */
     int ofi_soft_amo;      /* SHMEM_OFI_ATOMICS=software */
     size_t ofi_bounce_size; /* SHMEM_OFI_BOUNCE_SIZE, bytes: largest put copied */
     long ofi_amo_batch;    /* SHMEM_OFI_AMO_BATCH: -1 auto, 0/1 off, else AMOs a message at most */

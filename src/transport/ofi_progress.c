@@ -260,10 +260,13 @@ static int progress_running;
 
 static void *progress_main(void *arg)
 {
-    /* Short naps while the PE computes: peers are served within ~0.1 ms,
-     * and an idle thread costs its core almost nothing. While the PE
-     * polls by itself, stand aside and nap longer. */
-    const struct timespec serve = {0, 100000}, aside = {0, 1000000};
+    /* Short naps while the PE computes (SHMEM_PROGRESS_INTERVAL, 0.1 ms):
+     * peers are served within that, and an idle thread costs its core
+     * little. While the PE polls by itself, stand aside and nap 1 ms (or
+     * the interval, if longer). */
+    long serve_us = shmemi_settings.progress_interval_us, aside_us = serve_us > 1000 ? serve_us : 1000;
+    const struct timespec serve = {serve_us / 1000000, serve_us % 1000000 * 1000},
+                          aside = {aside_us / 1000000, aside_us % 1000000 * 1000};
     (void)arg;
     while (!atomic_load_explicit(&progress_stop, memory_order_relaxed)) {
         if (__atomic_exchange_n(&shmemi_ofi_polled, 0, __ATOMIC_RELAXED)) {
