@@ -61,7 +61,9 @@ static void compute_for(double until_us)
 }
 
 static long long counter, never, source[1], landing[1];
-static double times_ms[1024];
+#define MAX_PES 1024 /* PEs whose times PE 0 prints */
+
+static double times_ms[MAX_PES];
 static int stop;
 
 static int compute(void)
@@ -75,11 +77,12 @@ static int compute(void)
     for (unsigned long i = 0; i < 300000000UL; i++)
         x += i;
     mine = (now_us() - t0) / 1e3;
-    shmem_double_put(&times_ms[shmem_my_pe()], &mine, 1, 0);
+    if (shmem_my_pe() < MAX_PES)
+        shmem_double_put(&times_ms[shmem_my_pe()], &mine, 1, 0);
     shmem_barrier_all();
     if (shmem_my_pe() == 0) {
         printf("compute ms per PE:");
-        for (int pe = 0; pe < shmem_n_pes() && pe < 1024; pe++)
+        for (int pe = 0; pe < shmem_n_pes() && pe < MAX_PES; pe++)
             printf(" %.1f", times_ms[pe]);
         printf("\n");
     }
