@@ -28,7 +28,8 @@ struct shmemi_world {
     int thread_level;
     int singleton;         /* no launcher: one PE, no PMIx */
     int n_local;           /* node-local PEs, this one included */
-    int oversubscribed;    /* more node-local PEs than online cores */
+    int n_local_all;       /* the same on the real node (SHMEM_VIRTUAL_NODES, SHMEM_TRANSPORT=ofi aside) */
+    int oversubscribed;    /* more PEs on the real node than CPUs they may run on */
     unsigned spin_limit;   /* pause iterations before a wait yields */
 
     /* A network path is in use: wait loops drive its progress

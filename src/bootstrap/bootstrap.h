@@ -24,6 +24,9 @@ void shmemi_boot_fini(struct shmemi_boot_info *bi);
 /* Publish a blob under `key`, then exchange: after shmemi_boot_exchange()
  * returns, shmemi_boot_get() can read any PE's blob. Collective. */
 void shmemi_boot_put(const char *key, const void *data, size_t len, const char *routine);
+/* The same, readable by this node's PEs only (no copy in other nodes'
+ * stores: for what only the node needs). */
+void shmemi_boot_put_node(const char *key, const void *data, size_t len, const char *routine);
 void shmemi_boot_exchange(const char *routine);
 void shmemi_boot_get(int pe, const char *key, void *data, size_t len, const char *routine);
 /* The same for a blob of at most `max` bytes: returns its length. */

@@ -17,7 +17,7 @@ static struct {
     int active;        /* PMIx_Init succeeded and not finalized */
     pmix_proc_t me;
     /* singleton key store: one PE, so one value per key */
-    struct { char key[32]; void *data; size_t len; } local[4];
+    struct { char key[32]; void *data; size_t len; } local[8];
 } boot;
 
 #define PMIX_CHECK(call, routine)                                                            \
@@ -161,7 +161,7 @@ void shmemi_boot_fini(struct shmemi_boot_info *bi)
     }
 }
 
-void shmemi_boot_put(const char *key, const void *data, size_t len, const char *routine)
+static void boot_put(pmix_scope_t scope, const char *key, const void *data, size_t len, const char *routine)
 {
     pmix_value_t v;
 
@@ -182,8 +182,18 @@ void shmemi_boot_put(const char *key, const void *data, size_t len, const char *
     v.type = PMIX_BYTE_OBJECT;
     v.data.bo.bytes = (char *)data;
     v.data.bo.size = len;
+    PMIX_CHECK(PMIx_Put(scope, key, &v), routine);
+}
+
+void shmemi_boot_put(const char *key, const void *data, size_t len, const char *routine)
+{
     /* GLOBAL so a later network path can read it from other nodes. */
-    PMIX_CHECK(PMIx_Put(PMIX_GLOBAL, key, &v), routine);
+    boot_put(PMIX_GLOBAL, key, data, len, routine);
+}
+
+void shmemi_boot_put_node(const char *key, const void *data, size_t len, const char *routine)
+{
+    boot_put(PMIX_LOCAL, key, data, len, routine);
 }
 
 void shmemi_boot_exchange(const char *routine)

@@ -59,14 +59,15 @@ cat >"$work/agent" <<EOF
 host=\$1
 shift
 case "\$host" in
-    hostA) pid=$pida; tmp=$work/tmpA ;;
-    hostB) pid=$pidb; tmp=$work/tmpB ;;
+    hostA) pid=$pida; tmp=$work/tmpA; cpu=$cpu_a ;;
+    hostB) pid=$pidb; tmp=$work/tmpB; cpu=$cpu_b ;;
     *) echo "multihost agent: unknown host \$host" >&2; exit 255 ;;
 esac
-exec nsenter -t "\$pid" -n -u -m -- env TMPDIR="\$tmp" /bin/sh -c "\$*"
+exec taskset -c "\$cpu" nsenter -t "\$pid" -n -u -m -- env TMPDIR="\$tmp" /bin/sh -c "\$*"
 EOF
 chmod +x "$work/agent"
-launcher="mpirun -H hostA:2,hostB:2 --mca plm_rsh_agent $work/agent"
+# Each host has one CPU (hosts.sh): no binding to cores it does not have.
+launcher="mpirun -H hostA:2,hostB:2 --bind-to none --mca plm_rsh_agent $work/agent"
 say "hostA (10.77.0.1) and hostB (10.77.0.2) up; launcher: $launcher"
 
 # ---- 1. the suite across the hosts ----
@@ -81,7 +82,7 @@ if [ $run_link = 1 ] && link_loss_build; then
     for x in "barrier shmem_barrier(_all)?" "get shmem_(long_)?get"; do
         set -- $x
         link_case "$1" "$2" "" "Open MPI 4.1's mpirun" "$build/src/tools/oshrun" -n 4 \
-            --mca plm_rsh_agent "$work/agent" -H hostA:2,hostB:2
+            --bind-to none --mca plm_rsh_agent "$work/agent" -H hostA:2,hostB:2
     done
 fi
 
