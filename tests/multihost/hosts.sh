@@ -12,7 +12,7 @@
 # CPU). Real hosts do not share cores; two hosts whose launchers each bind
 # their PEs to cores 0 and 1 do, unknown to either, and every round trip
 # between two PEs sharing a core waited for a scheduler tick (a get 0.7 ms
-# instead of 7 us; collect at 4 PEs 10.7 s instead of a few).
+# instead of 7 us; collect at 4 PEs 14 s instead of 0.9 s).
 #
 # The sourcing script sets harness (its name, for messages), build and src,
 # calls hosts_up, and may define hosts_teardown_hook (run first at teardown)
