@@ -1,9 +1,10 @@
 /*
- * bench/common.h — timing, statistics, argument parsing and output shared by
- * the benchmark programs. Standard OpenSHMEM (1.4 names) only, so the same
- * sources build against Shoal and against any other implementation; newer
- * routines are used only under BENCH_HAVE_* macros that bench/run.py sets
- * after a compile-and-link test.
+ * bench/common.h — timing, statistics, argument parsing, pinning and output
+ * shared by the benchmark programs: each program holds only what it
+ * measures. Standard OpenSHMEM (1.4 names) only, so the same sources build
+ * against Shoal and against any other implementation; newer routines are
+ * used only under BENCH_HAVE_* macros that bench/run.py and bench/compare.py
+ * set after a compile-and-link test.
  *
  * Output: one JSON object per line on PE 0's stdout, e.g.
  *   {"bench":"rma_lat","op":"putmem","size":8,"npes":2,"metric":"lat_ns","value":41.2,...}
@@ -16,6 +17,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@
 
 struct bench_args {
     int quick;
+    int sizes_given;            /* --sizes was given */
     double budget_ns;           /* time spent measuring one row */
     int n_sizes;
     size_t sizes[BENCH_MAX_SIZES];
@@ -46,22 +49,34 @@ static inline void bench_default_sizes(struct bench_args *a, size_t lo, size_t h
         a->sizes[a->n_sizes++] = s;
 }
 
+/* A program's own options, tried before the common ones: returns how many
+ * words from argv[i] it took (0: none, the word is not one of its own). */
+typedef int (*bench_own_fn)(int argc, char **argv, int i);
+
 /* --quick            short run (smaller budget, a few sizes)
- * --sizes a,b,c      message sizes in bytes
- * --budget-ms X      measuring time per row */
-static inline void bench_parse_args(int argc, char **argv, struct bench_args *a, size_t lo, size_t hi)
+ * --sizes a,b,c      message sizes in bytes (default: powers of 2, lo to hi)
+ * --budget-ms X      measuring time per row
+ * and whatever `own` takes; any other word ends the program (status 2). */
+static inline void bench_parse_args_own(int argc, char **argv, struct bench_args *a, size_t lo, size_t hi,
+                                        bench_own_fn own)
 {
     a->quick = 0;
+    a->sizes_given = 0;
     a->budget_ns = 20e6;
     bench_default_sizes(a, lo, hi);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) {
+        int took = own ? own(argc, argv, i) : 0;
+
+        if (took > 0) {
+            i += took - 1;
+        } else if (!strcmp(argv[i], "--quick")) {
             a->quick = 1;
             a->budget_ns = 2e6;
         } else if (!strcmp(argv[i], "--budget-ms") && i + 1 < argc) {
             a->budget_ns = atof(argv[++i]) * 1e6;
         } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             char *p = argv[++i];
+            a->sizes_given = 1;
             a->n_sizes = 0;
             while (*p && a->n_sizes < BENCH_MAX_SIZES) {
                 char *end;
@@ -78,6 +93,11 @@ static inline void bench_parse_args(int argc, char **argv, struct bench_args *a,
     }
 }
 
+static inline void bench_parse_args(int argc, char **argv, struct bench_args *a, size_t lo, size_t hi)
+{
+    bench_parse_args_own(argc, argv, a, lo, hi, NULL);
+}
+
 static inline int bench_cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -91,6 +111,29 @@ static inline double bench_median(double *v, int n)
         return 0.0;
     qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The value at fraction p (0..1) of v[0..n), nearest rank (p = 1: the
+ * largest); sorts v. */
+static inline double bench_quantile(double *v, int n, double p)
+{
+    int i;
+
+    if (n <= 0)
+        return 0.0;
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+    i = (int)(p * (n - 1) + 0.5);
+    return v[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
+/* Pin the calling process to one CPU (best effort: a cpuset may forbid it). */
+static inline void bench_pin_cpu(int cpu)
+{
+    cpu_set_t set;
+
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    (void)sched_setaffinity(0, sizeof set, &set);
 }
 
 /* A batch runs `n` operations back to back. */

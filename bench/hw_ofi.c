@@ -32,7 +32,8 @@
  *             FI_INJECT | FI_DELIVERY_COMPLETE) on the write counter; on
  *             shm fetching adds into a discarded word on the read counter,
  *             since its delivery-complete non-fetching atomics corrupt it
- *             when pipelined (bench/ofi_amo_repro.c).
+ *             when pipelined (libfabric 1.17; docs/performance.md,
+ *             "Platform facts").
  *   add_posted (shm only) adds posted with no completion flag, back to
  *             back, then one FI_ATOMIC_READ that shm serves after them: the
  *             adds known applied, the way Shoal and SOS post them on shm.
@@ -42,9 +43,6 @@
  *             then wait for the counter (like rma_bw's nbi rows).
  *   put_rate  8-byte puts in windows (--window), Mop/s: the bound of
  *             rma_bw's put_rate (8 B nbi puts + quiet).
- * --amo-study replaces all rows with add_study rows: non-fetching adds
- * under each completion flag / call and a sliding window of 1..64 or
- * unbounded outstanding adds (see amo_study), for the tcp question of #15.
  * Every put size is read back and compared, every fetch-add checks the
  * value it fetched (a mismatch ends the program with an error), and the adds
  * are counted in the word (a provider that loses some gets a skip row with
@@ -55,7 +53,7 @@
  *   {"bench":"hw_ofi","op":"put","size":8,"npes":2,"metric":"lat_ns","value":12.3,"provider":"tcp",...}
  *
  *   hw_ofi [--provider NAME] [--quick] [--sizes a,b,c] [--budget-ms X]
- *          [--timeout S] [--window W] [--amo-study]
+ *          [--timeout S] [--window W]
  *
  * --provider sets FI_PROVIDER (libfabric's own filter) before libfabric is
  * first called, which is how bench/run.py chooses Shoal's provider too;
@@ -70,7 +68,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
@@ -125,7 +122,6 @@ static int sock = -1;
 static pid_t child = -1;
 static pid_t parent_pid;
 static double timeout_ns = 20e9;
-static int amo_study_only; /* --amo-study */
 static volatile sig_atomic_t failing;
 /* /dev/shm files of the shm provider's endpoints ("fi_shm://NAME" ->
  * "/NAME"), unlinked by name when a process cannot fi_close. */
@@ -472,14 +468,6 @@ static void connect_peer(const struct card *peer)
     shm_path(peer, peer_shm);
 }
 
-static void pin(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    (void)sched_setaffinity(0, sizeof set, &set); /* best effort */
-}
-
 /* ---- the target ---- */
 
 static int serve(void)
@@ -524,7 +512,7 @@ static int target_main(size_t max, long cores)
     if (getppid() != parent_pid)
         _exit(1); /* the initiator is already gone */
     if (cores >= 2)
-        pin(1);
+        bench_pin_cpu(1);
     region = bench_alloc_private(region_len);
     memset(region, 0, DATA_OFF); /* the atomic word starts at 0 */
     open_fabric(&mine, region, region_len);
@@ -758,113 +746,6 @@ static void timed_adds(struct op *o, const struct bench_args *a, const char *row
     emit(row, 8, "lat_ns", ns, method);
 }
 
-/* ---- --amo-study: what makes pipelined non-fetching adds fast ----
- * A sliding window: at most `window` adds outstanding (0: no bound, one
- * wait at the end); `flags` go to fi_atomicmsg as given (explicit flags
- * replace the endpoint's default op flags, so FI_TRANSMIT_COMPLETE here is
- * really transmit-complete). `fetch` posts fetching adds into a discarded
- * word on the read counter instead. */
-struct study {
-    const char *name;
-    uint64_t flags;
-    int fetch;
-};
-
-static const struct study studies[] = {
-    {"fi_atomic (default op flags)", 0, 0},
-    {"FI_INJECT|FI_DELIVERY_COMPLETE", FI_INJECT | FI_DELIVERY_COMPLETE, 0},
-    {"FI_INJECT|FI_TRANSMIT_COMPLETE", FI_INJECT | FI_TRANSMIT_COMPLETE, 0},
-    {"FI_INJECT", FI_INJECT, 0},
-    {"FI_DELIVERY_COMPLETE", FI_DELIVERY_COMPLETE, 0},
-    {"FI_TRANSMIT_COMPLETE", FI_TRANSMIT_COMPLETE, 0},
-    {"fi_inject_atomic", 0, 2},
-    {"fi_fetch_atomic (discarded result)", 0, 1},
-};
-
-static void study_adds(const struct study *v, int window, long n)
-{
-    static const uint64_t one = 1;
-    static uint64_t discard;
-    struct fid_cntr *c = v->fetch == 1 ? F.rcntr : F.wcntr;
-    uint64_t *issued = v->fetch == 1 ? &F.r_issued : &F.w_issued;
-
-    for (long i = 0; i < n; i++) {
-        if (window > 0 && *issued >= (uint64_t)window)
-            wait_cntr(c, *issued - (uint64_t)window + 1, "waiting for room in the window of adds");
-        if (v->fetch == 1) {
-            POST(issued,
-                 fi_fetch_atomic(F.ep, &one, 1, NULL, &discard, NULL, F.peer, F.rbase, F.rkey, FI_UINT64, FI_SUM,
-                                 NULL),
-                 "fi_fetch_atomic");
-        } else if (v->fetch == 2) {
-            POST(issued, fi_inject_atomic(F.ep, &one, 1, F.peer, F.rbase, F.rkey, FI_UINT64, FI_SUM),
-                 "fi_inject_atomic");
-        } else if (!v->flags) {
-            POST(issued, fi_atomic(F.ep, &one, 1, NULL, F.peer, F.rbase, F.rkey, FI_UINT64, FI_SUM, NULL),
-                 "fi_atomic");
-        } else {
-            struct fi_ioc ioc = {.addr = (void *)&one, .count = 1};
-            struct fi_rma_ioc rma = {.addr = F.rbase, .count = 1, .key = F.rkey};
-            struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = F.peer, .rma_iov = &rma,
-                                        .rma_iov_count = 1, .datatype = FI_UINT64, .op = FI_SUM};
-            POST(issued, fi_atomicmsg(F.ep, &msg, v->flags), "fi_atomicmsg");
-        }
-    }
-    wait_cntr(c, *issued, "waiting for a window of adds to complete");
-}
-
-/* Every variant x window: median ns per add over fixed batches; the word
- * must hold exactly the adds made (an inject counted complete before it is
- * applied would still be caught by the read-back, which is ordered after). */
-static void amo_study(const struct bench_args *a)
-{
-    static const int windows[] = {1, 2, 4, 8, 16, 64, 0};
-    const long n = a->quick ? 200 : 2000;
-    const int batches = a->quick ? 3 : 7;
-    int shm = !strcmp(F.info->fabric_attr->prov_name, "shm");
-    /* HW_OFI_STUDY=V:W runs variant V (index in studies[]) at window W only,
-     * e.g. under strace -c to count system calls per add. */
-    const char *only = getenv("HW_OFI_STUDY");
-    int only_v = -1, only_w = -1;
-
-    if (only && sscanf(only, "%d:%d", &only_v, &only_w) != 2)
-        fail("HW_OFI_STUDY=%s: expected VARIANT:WINDOW", only);
-    for (size_t s = 0; s < sizeof studies / sizeof studies[0]; s++) {
-        const struct study *v = &studies[s];
-        if (only && (int)s != only_v)
-            continue;
-        /* shm: delivery-complete non-fetching atomics corrupt its inject
-         * pool when more than one is in flight (bench/ofi_amo_repro.c). */
-        if (shm && !v->fetch)
-            continue;
-        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
-            double per[16];
-            if (only && windows[w] != only_w)
-                continue;
-            uint64_t before = read_word(), after;
-            char more[200];
-
-            heartbeat();
-            study_adds(v, windows[w], n / 4); /* warm-up */
-            for (int b = 0; b < batches; b++) {
-                double t0 = bench_now_ns();
-                study_adds(v, windows[w], n);
-                per[b] = (bench_now_ns() - t0) / (double)n;
-            }
-            after = read_word();
-            snprintf(more, sizeof more, "\"method\":\"%s\",\"window\":%d", v->name, windows[w]);
-            if (after - before != (uint64_t)(n / 4 + (long)batches * n)) {
-                char why[200];
-                snprintf(why, sizeof why, "%s window %d lost updates: %llu of %llu", v->name, windows[w],
-                         (unsigned long long)(after - before), (unsigned long long)(n / 4 + (long)batches * n));
-                skip("add_study", why);
-                continue;
-            }
-            emit("add_study", 8, "lat_ns", bench_median(per, batches), more);
-        }
-    }
-}
-
 static int initiator_main(const struct bench_args *a, size_t max, int window, long cores)
 {
     struct card mine, peer;
@@ -873,7 +754,7 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
     int st;
 
     if (cores >= 2)
-        pin(0);
+        bench_pin_cpu(0);
     memset(&o, 0, sizeof o);
     o.src = bench_alloc_private(max);
     o.dst = bench_alloc_private(max);
@@ -901,16 +782,9 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
      * that time on a loaded 2-core machine). */
     o.size = 8;
     heartbeat();
-    for (double t0 = bench_now_ns();
-         !amo_study_only && bench_now_ns() - t0 < (a->budget_ns > 50e6 ? a->budget_ns : 50e6);) {
+    for (double t0 = bench_now_ns(); bench_now_ns() - t0 < (a->budget_ns > 50e6 ? a->budget_ns : 50e6);) {
         put_batch(&o, 8);
         get_batch(&o, 8);
-    }
-    if (amo_study_only) {
-        /* A fixed warm-up (connection set up), so system calls can be counted. */
-        put_batch(&o, 100);
-        amo_study(a);
-        goto done;
     }
 
     for (int i = 0; i < a->n_sizes; i++) {
@@ -960,7 +834,7 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
     } else {
         /* Pipelined first: on shm, the delivery-complete non-fetching
          * adds of the next row return inject buffers twice, after which
-         * pipelined operations share buffers (bench/ofi_amo_repro.c). */
+         * pipelined operations share buffers. */
         timed_adds(&o, a, "add_nq", add_nq_batch,
                    strcmp(F.info->fabric_attr->prov_name, "shm")
                        ? "\"method\":\"fi_atomicmsg(FI_INJECT|FI_DELIVERY_COMPLETE) back to back\""
@@ -1003,7 +877,6 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
         emit("put_rate", 8, "rate_Mops", 1e3 / ns, more);
     }
 
-done:
     xwrite("q", 1);
     st = reap_child(timeout_ns);
     if (st)
@@ -1016,39 +889,38 @@ done:
     return st;
 }
 
+static int window_arg = WINDOW_DEFAULT; /* --window */
+
+/* Our own options; the rest are common.h's. */
+static int own_option(int argc, char **argv, int i)
+{
+    if (i + 1 >= argc)
+        return 0;
+    if (!strcmp(argv[i], "--provider"))
+        setenv("FI_PROVIDER", argv[i + 1], 1);
+    else if (!strcmp(argv[i], "--timeout"))
+        timeout_ns = atof(argv[i + 1]) * 1e9;
+    else if (!strcmp(argv[i], "--window"))
+        window_arg = atoi(argv[i + 1]);
+    else
+        return 0;
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     struct bench_args a;
-    char *rest[64];
-    int nrest = 0, have_sizes = 0, window = WINDOW_DEFAULT;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int sv[2];
     size_t max;
     struct sigaction sa;
 
-    /* Our own options; the rest are common.h's. */
-    rest[nrest++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--provider") && i + 1 < argc) {
-            setenv("FI_PROVIDER", argv[++i], 1);
-        } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-            timeout_ns = atof(argv[++i]) * 1e9;
-        } else if (!strcmp(argv[i], "--amo-study")) {
-            amo_study_only = 1;
-        } else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
-            window = atoi(argv[++i]);
-        } else if (nrest < (int)(sizeof rest / sizeof rest[0]) - 1) {
-            have_sizes |= !strcmp(argv[i], "--sizes");
-            rest[nrest++] = argv[i];
-        }
-    }
-    rest[nrest] = NULL;
-    if (window < 1)
-        window = 1;
+    bench_parse_args_own(argc, argv, &a, 8, 8, own_option);
+    if (window_arg < 1)
+        window_arg = 1;
     if (timeout_ns <= 0)
         timeout_ns = 20e9;
-    bench_parse_args(nrest, rest, &a, 8, 8);
-    if (!have_sizes) {
+    if (!a.sizes_given) {
         /* 8 B, then powers of 4 from 16 B to 1 MiB */
         a.n_sizes = 0;
         a.sizes[a.n_sizes++] = 8;
@@ -1088,5 +960,5 @@ int main(int argc, char **argv)
     }
     close(sv[1]);
     sock = sv[0];
-    return initiator_main(&a, max, window, cores);
+    return initiator_main(&a, max, window_arg, cores);
 }

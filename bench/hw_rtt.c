@@ -14,7 +14,6 @@
  */
 #include "common.h" /* first: it defines _GNU_SOURCE */
 
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,14 +29,6 @@ struct lines {
 
 static struct lines *sh;
 static uint64_t seq;
-
-static void pin(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    (void)sched_setaffinity(0, sizeof set, &set); /* best effort */
-}
 
 static inline void relax(void)
 {
@@ -103,11 +94,11 @@ static int measure(const char *op, int two_lines, const struct bench_args *a, lo
     }
     if (pid == 0) {
         if (cores >= 2)
-            pin(1);
+            bench_pin_cpu(1);
         child(two_lines);
     }
     if (cores >= 2)
-        pin(0);
+        bench_pin_cpu(0);
     bench_batch_fn f = two_lines ? two_line_batch : one_line_batch;
     f(NULL, 10000); /* warm-up */
     ns = bench_time_local(f, NULL, a->budget_ns);

@@ -64,7 +64,8 @@ launch (processes, timeouts, leftovers in /dev/shm), peers (the libraries
 and how each builds and launches), suite (building and the interleaved
 repetitions), measure (parsing, medians and ranges, bounds), tables,
 report (a run's report from its results alone), plots, doc (writing the
-documents) and cli (the options).
+documents) and cli (the options); compare is bench/compare.py's engine.
+bench/README.md lists every program with what it measures.
 """
 
 

@@ -1,7 +1,7 @@
 /*
- * bench/startup_scale.c — start-up time and memory per PE as the job grows:
- * what the issue "start-up and memory at scale" measured (init, one AMO,
- * 20 barriers), with the memory split by kind of mapping.
+ * bench/startup_scale.c — start-up time and memory per PE as the job grows
+ * (init, the first AMO, 20 barriers), with the memory split by kind of
+ * mapping.
  *
  * Each PE times shmem_init, its first fetch-add to PE 0 and 20
  * barrier_all, and after init reads /proc/self/smaps, summing Rss and Pss
@@ -19,7 +19,9 @@
  * shmem_malloc returns). Linux and glibc specific; otherwise standard
  * OpenSHMEM, so it also builds against other implementations.
  *
- * bench/startup_scale.py runs it at several sizes and modes.
+ * At several sizes and paths, two builds interleaved:
+ *   python3 bench/compare.py --prog startup_scale --np 64,128,256 --mode shm,ofi-tcp \
+ *       --reps 3 --timeout 900 --out scale.jsonl after=build before=../before/build
  */
 #include "common.h"
 

@@ -1,2 +1,3 @@
-"""Shoal's benchmark runner (bench/run.py), one module per concern; see
-the docstring of bench/run.py for what a run does."""
+"""Shoal's benchmark runner (bench/run.py) and interleaved comparisons
+(bench/compare.py), one module per concern; see the docstrings of those two
+scripts for what a run does."""

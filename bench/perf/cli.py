@@ -13,7 +13,7 @@ from . import doc
 from .launch import log, run
 from .measure import aggregate
 from .peers import PREFIX_PEER, find_shoal_build, is_open_mpi, openmpi_library, prefix_library, shoal_library
-from .plan import ALL_MODES, HERE, MODE_ALIASES, OFI_MODES
+from .plan import HERE, OFI_MODES, requested_modes
 from .plots import plots
 from .report import render
 from .suite import build_all, build_hw_ofi, confirm_peer_providers, offered_modes, run_reps
@@ -102,18 +102,6 @@ def rerender(args):
     return 0
 
 
-def requested_modes(arg):
-    """The modes asked for, aliases expanded, checked before anything is built."""
-    requested = []
-    for m in [m.strip() for m in arg.split(",") if m.strip()]:
-        for x in MODE_ALIASES.get(m, [m]):
-            if x not in ALL_MODES:
-                sys.exit(f"run.py: unknown mode {m} (shm, ofi-tcp, ofi-shm, ofi)")
-            if x not in requested:
-                requested.append(x)
-    return requested
-
-
 def libraries(args, requested):
     """Shoal, the Open MPI peer (node-local only) and the --peer-prefix
     library (ofi modes only), each None when not run."""
@@ -159,7 +147,7 @@ def main(description):
     load_start = os.getloadavg()
     crashed = []
 
-    requested = requested_modes(args.mode)
+    requested = requested_modes(args.mode, "run.py")
     shoal, peer, prefix_peer = libraries(args, requested)
     libs = [lib for lib in (shoal, peer, prefix_peer) if lib]
     hw_bins = build_all(libs, shoal, args.build_dir, crashed)

@@ -50,9 +50,11 @@ class Library:
             self.features = dict(ex.map(one, FEATURE_PROBES.items()))
         return self.features
 
-    def launch(self, npes, argv):
-        bind = ["--bind-to", "core"] if npes <= NCORES else ["--bind-to", "none"]
-        return self.launch_prefix(npes) + (bind if self.bind else []) + argv
+    def launch(self, npes, argv, bind_to=None):
+        """The launch command; PEs bound to a core each when they fit,
+        unless `bind_to` says otherwise ("none" under taskset)."""
+        bind_to = bind_to or ("core" if npes <= NCORES else "none")
+        return self.launch_prefix(npes) + (["--bind-to", bind_to] if self.bind else []) + argv
 
 
 def source_of(build):

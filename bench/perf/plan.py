@@ -3,6 +3,7 @@ environment, the optional routines probed for, and the sizes and PE
 counts of one repetition (full or --quick)."""
 
 import os
+import sys
 
 # bench/ (the benchmark sources) and the checkout it belongs to.
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -19,6 +20,19 @@ HW_OFI = "hw_ofi"
 OFI_MODES = {"ofi-tcp": "tcp", "ofi-shm": "shm"}
 MODE_ALIASES = {"ofi": ["ofi-tcp", "ofi-shm"]}
 ALL_MODES = ["shm"] + list(OFI_MODES)
+
+
+def requested_modes(arg, prog):
+    """The modes a --mode argument asks for, aliases expanded, checked
+    before anything is built (`prog` names the program in the error)."""
+    requested = []
+    for m in [m.strip() for m in arg.split(",") if m.strip()]:
+        for x in MODE_ALIASES.get(m, [m]):
+            if x not in ALL_MODES:
+                sys.exit(f"{prog}: unknown mode {m} (shm, ofi-tcp, ofi-shm, ofi)")
+            if x not in requested:
+                requested.append(x)
+    return requested
 
 
 def mode_env(mode):
