@@ -109,7 +109,15 @@ static inline void shmemi_check_nonnull(const char *routine, const char *arg, co
 void shmemi_check_symmetric(const char *routine, const char *arg, const void *addr, size_t len);
 void shmemi_check_aligned(const char *routine, const char *arg, const void *addr, size_t align);
 void shmemi_check_array(const char *routine, const char *arg, const void *p, const char *count_arg, size_t count);
-static inline int shmemi_debug_on(void) { return shmemi_fast.debug; }
+/* shmemi_fast.debug: the bindings' slow path, which a binding with debug
+ * checks tests once, after its always-on checks: SHMEM_DEBUG's checks and
+ * SHMEM_PROFILE's counting (base/profile.h) share the one test, so
+ * profiling costs those bindings no instruction while it is off
+ * (transport/select.c fills it). */
+#define SHMEMI_SLOW_DEBUG 1
+#define SHMEMI_SLOW_PROFILE 2
+static inline int shmemi_slow_on(void) { return __builtin_expect(shmemi_fast.debug != 0, 0); }
+static inline int shmemi_debug_on(void) { return shmemi_fast.debug & SHMEMI_SLOW_DEBUG; }
 /* Elements the spec requires of an active-set reduction's pWrk. */
 static inline size_t shmemi_pwrk_elems(size_t nreduce)
 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check that libshmem exports every routine the spec table declares.
 
-    python3 tests/check_exports.py BUILD_DIR [--list-missing] [--reference DIR]
+    python3 tests/check_exports.py BUILD_DIR [--list-missing]
 
 Reads BUILD_DIR/exported-names.txt (one C name per line, written by the
 generator: every routine the table declares) and the dynamic symbols of
@@ -13,15 +13,14 @@ BUILD_DIR/src/libshmem.so, and checks that
 Then it prints how many of the spec's names (c-names.txt) the library provides,
 and with --list-missing which ones it does not.
 
-The reference lists live in $SHOAL_REFERENCE_DIR, else SRC/../shared/reference.
-Without them the name and coverage checks are skipped, with a note.
-Exit status 0 if everything holds, 1 otherwise.
+The reference lists are facts from the OpenSHMEM specifications, kept in
+tests/reference/ (README there); a list that is missing is a failure, never
+a check skipped. Exit status 0 if everything holds, 1 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import subprocess
 import sys
@@ -52,15 +51,15 @@ def exported_symbols(lib: Path) -> set[str]:
     return symbols
 
 
-def reference_dir(given: Path | None) -> Path | None:
-    candidates = [given] if given else []
-    if os.environ.get("SHOAL_REFERENCE_DIR"):
-        candidates.append(Path(os.environ["SHOAL_REFERENCE_DIR"]))
-    candidates.append(SRC_DIR.parent / "shared" / "reference")
-    for d in candidates:
-        if (d / "c-names.txt").is_file():
-            return d
-    return None
+REFERENCE_DIR = SRC_DIR / "tests" / "reference"
+
+
+def reference_file(name: str) -> Path:
+    """A reference list of tests/reference/; its absence ends the check."""
+    path = REFERENCE_DIR / name
+    if not path.is_file():
+        raise SystemExit(f"exports: {path} not found: the reference lists belong to the checkout")
+    return path
 
 
 def show(title: str, names: list[str], limit: int | None) -> None:
@@ -76,7 +75,6 @@ def main() -> int:
     ap.add_argument("build_dir", type=Path)
     ap.add_argument("--list-missing", action="store_true",
                     help="list the spec names the library does not provide")
-    ap.add_argument("--reference", type=Path, help="directory holding c-names.txt")
     ap.add_argument("--lib", type=Path, help="library to inspect (default BUILD_DIR/src/libshmem.so)")
     opts = ap.parse_args()
 
@@ -107,17 +105,8 @@ def main() -> int:
         show("exported without the profiling twin p<name>", no_twin, limit)
         problems += 1
 
-    ref = reference_dir(opts.reference)
-    if ref is None:
-        print("note: reference name lists not found (set SHOAL_REFERENCE_DIR): "
-              "names not checked against the spec")
-        both = [n for n in listed if n in symbols and "p" + n in symbols]
-        print(f"exports: {len(both)}/{len(listed)} table names exported with their pshmem_ twin")
-        return 1 if problems else 0
-
-    spec = read_names(ref / "c-names.txt")
-    compat_file = ref / "c-names-nonspec-compat.txt"
-    compat = set(read_names(compat_file)) if compat_file.is_file() else set()
+    spec = read_names(reference_file("c-names.txt"))
+    compat = set(read_names(reference_file("c-names-nonspec-compat.txt")))
     known = set(spec) | compat
     unknown = [n for n in listed if n not in known and not n.startswith(EXTENSION_PREFIX)]
     if unknown:
@@ -139,16 +128,17 @@ def main() -> int:
         show("spec names not provided", missing, None if opts.list_missing else limit)
         problems += 1
 
-    generics_file = ref / "c11-generic-names.txt"
     header = opts.build_dir / "include" / "shmem.h"
-    if generics_file.is_file() and header.is_file():
-        defined = set(re.findall(r"^#define (shmem_\w+)\(\.\.\.\)", header.read_text(), re.M))
-        wanted = read_names(generics_file)
-        absent = [g for g in wanted if g not in defined]
-        print(f"generics: {len(wanted) - len(absent)}/{len(wanted)} C11 generic names defined in shmem.h")
-        if absent:
-            show("C11 generic names not defined", absent, limit)
-            problems += 1
+    if not header.is_file():
+        print(f"exports: {header} not found")
+        return 1
+    defined = set(re.findall(r"^#define (shmem_\w+)\(\.\.\.\)", header.read_text(), re.M))
+    wanted = read_names(reference_file("c11-generic-names.txt"))
+    absent = [g for g in wanted if g not in defined]
+    print(f"generics: {len(wanted) - len(absent)}/{len(wanted)} C11 generic names defined in shmem.h")
+    if absent:
+        show("C11 generic names not defined", absent, limit)
+        problems += 1
     return 1 if problems else 0
 
 

@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
 """Check that libshmem exports every name of the OpenSHMEM 1.4 Fortran binding.
 
-    python3 tests/check_fortran_exports.py BUILD_DIR [--reference DIR] [--lib LIB]
+    python3 tests/check_fortran_exports.py BUILD_DIR [--lib LIB]
 
-Every name of fortran-names.txt (the reference list, in $SHOAL_REFERENCE_DIR
-or SRC/../shared/reference) must be exported by BUILD_DIR/src/libshmem.so
+Every name of tests/reference/fortran-names.txt must be exported by BUILD_DIR/src/libshmem.so
 under each spelling Shoal promises (docs/user-guide.md, "Fortran"):
   name_     gfortran and ifort: lower case, one trailing underscore
   name__    g77/f2c (-fsecond-underscore)
@@ -17,12 +16,11 @@ more and no fewer names. Exit status 0 if everything holds, 1 otherwise.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from check_exports import SRC_DIR, exported_symbols, read_names
+from check_exports import exported_symbols, read_names, reference_file
 
 
 def spellings(name: str) -> list[str]:
@@ -34,17 +32,10 @@ def spellings(name: str) -> list[str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build_dir", type=Path)
-    ap.add_argument("--reference", type=Path)
     ap.add_argument("--lib", type=Path)
     opts = ap.parse_args()
 
-    ref_dirs = [d for d in (opts.reference, os.environ.get("SHOAL_REFERENCE_DIR"),
-                            SRC_DIR.parent / "shared" / "reference") if d]
-    ref = next((Path(d) / "fortran-names.txt" for d in ref_dirs
-                if (Path(d) / "fortran-names.txt").is_file()), None)
-    if ref is None:
-        print("fortran-exports: fortran-names.txt not found (set SHOAL_REFERENCE_DIR)")
-        return 1
+    ref = reference_file("fortran-names.txt")
     lib = opts.lib or opts.build_dir / "src" / "libshmem.so"
     generated = opts.build_dir / "fortran-names.txt"
     for path in (lib, generated):

@@ -91,6 +91,32 @@ CASES = [
      "fortran.toml: MY_PE: Fortran name MY_PE is produced twice"),
     ("fortran.toml", 'name = "SHMEM_FENCE"\n', 'name = "SHMEM_FENCE"\ncolour = "red"\n',
      "fortran.toml: SHMEM_FENCE: unknown field(s) ['colour']"),
+    # Man page text: each row has its own, a chapter its title, every
+    # parameter a text (its row's, its chapter's or its kind's).
+    ("locks.toml", 'summary = "acquire a distributed lock"\n', '',
+     "locks.toml: shmem_set_lock: missing field 'summary'"),
+    ("locks.toml", 'description = """\nWaits until the calling PE holds', 'notes = """\nWaits until the calling PE holds',
+     "locks.toml: shmem_set_lock: missing field 'description'"),
+    ("locks.toml", 'return_value = "0 if the calling PE acquired the lock; 1 if another PE held it."\n', '',
+     "locks.toml: shmem_test_lock: returns int: missing field 'return_value'"),
+    ("locks.toml", 'title = "Distributed locks"\n', '', "locks.toml: (chapter): missing field 'title'"),
+    ("setup.toml", 'arguments.npes = "Ignored (programs pass 0)."\n', '',
+     "setup.toml: start_pes: parameter 'npes' (kind plain) has no text for the man page"),
+    ("setup.toml", 'arguments.npes = ', 'arguments.count = ',
+     "setup.toml: start_pes: arguments names no parameter: ['count']"),
+    ("kinds.toml", 'check_doc = "`{arg}` must be one of the six `SHMEM_CMP_` constants."\n', '',
+     "kinds.toml: cmp: a check needs a check_doc"),
+]
+# (file, text to replace, replacement, expected message): the man pages
+# (generate.py man), which resolve names across rows and pages.
+MAN_CASES = [
+    ("locks.toml", 'see_also = ["shmem_quiet"]', 'see_also = ["shmem_quiete"]',
+     "locks.toml: shmem_clear_lock: see_also names no page or routine: 'shmem_quiete'"),
+    ("fortran.toml", 'summary = "release symmetric memory of a Cray pointer (Fortran)"\n', '',
+     "fortran.toml: SHPDEALLC: missing field 'summary'"),
+    ("collectives.toml", 'arguments.nelems = "The number of elements the calling PE contributes; it may differ between PEs."',
+     'arguments.nelems = "The number of elements."',
+     "collectives.toml: collect_as: argument 'nelems' reads differently on page shmem_collect"),
 ]
 # (template, text to replace, replacement, expected message): a test recipe
 # refuses a row it has no oracle for, at generation time.
@@ -106,6 +132,15 @@ TEMPLATE_CASES = [
      "binding_body.j2 has no check nonnull"),
 ]
 FORTRAN_SIZES = "integer=4,real=4,double=8,logical=4,complex=8,pointer=8,real16=16"
+
+
+def run_man(spec, outdir, templates=os.path.join(SRC, "templates")):
+    env_roff = os.path.join(outdir + ".roff")
+    with open(env_roff, "w") as f:
+        f.write(".TP\n.B SHMEM_EXAMPLE\nAn example.\n")
+    return subprocess.run([sys.executable, GEN[1], "--templates", templates, "--spec", spec,
+                           "--fortran-sizes", FORTRAN_SIZES, "--env-roff", env_roff, "--project-version", "0",
+                           "man", outdir], capture_output=True, text=True)
 
 
 def run(spec, outdir, file=""):
@@ -136,13 +171,17 @@ def verdict(label, res, want):
 def main():
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for i, (file, old, new, want) in enumerate(CASES):
-            spec = broken_copy(os.path.join(SRC, "spec"), os.path.join(tmp, f"spec{i}"), file, old, new)
-            if spec is None:
-                print(f"case {i}: {file} no longer contains {old!r}; update the case")
-                failed += 1
-                continue
-            failed += not verdict(f"case {i}", run(spec, os.path.join(tmp, f"out{i}"), file), want)
+        # Broken tables: refused by every output, and by the man pages'.
+        for label, cases, generate in (("case", CASES, lambda spec, out, file: run(spec, out, file)),
+                                       ("man case", MAN_CASES, lambda spec, out, file: run_man(spec, out))):
+            for i, (file, old, new, want) in enumerate(cases):
+                tag = f"{label.split()[0]}{i}"
+                spec = broken_copy(os.path.join(SRC, "spec"), os.path.join(tmp, f"spec-{tag}"), file, old, new)
+                if spec is None:
+                    print(f"{label} {i}: {file} no longer contains {old!r}; update the case")
+                    failed += 1
+                    continue
+                failed += not verdict(f"{label} {i}", generate(spec, os.path.join(tmp, f"out-{tag}"), file), want)
         for i, (tpl, old, new, want) in enumerate(TEMPLATE_CASES):
             tdir = broken_copy(os.path.join(SRC, "templates"), os.path.join(tmp, f"templates{i}"), tpl, old, new)
             if tdir is None:
@@ -174,6 +213,14 @@ def main():
         names = sorted(os.listdir(a))
         same = filecmp.cmpfiles(a, b, names, shallow=False)[0] == names
         print(f"{'ok  ' if same else 'FAIL'} deterministic output ({len(names)} files)")
+        failed += not same
+        # The man pages too.
+        ma, mb = os.path.join(tmp, "man_a"), os.path.join(tmp, "man_b")
+        ok = all(run_man(os.path.join(SRC, "spec"), d).returncode == 0 for d in (ma, mb))
+        pages = sorted(os.listdir(ma)) if ok else []
+        same = ok and bool(pages) and sorted(os.listdir(mb)) == pages and \
+            filecmp.cmpfiles(ma, mb, pages, shallow=False)[0] == pages
+        print(f"{'ok  ' if same else 'FAIL'} deterministic man pages ({len(pages)} files)")
         failed += not same
     return 1 if failed else 0
 

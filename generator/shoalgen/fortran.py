@@ -28,7 +28,9 @@ RETURNS = {"INTEGER", "LOGICAL", "POINTER", "{T}"}
 CLASSES = {"sint", "float", "complex", "char", "logical"}
 TYPE_KEYS = {"name", "fortran", "size", "like", "c", "class"}
 ROW_KEYS = {"name", "types", "sizes", "size", "c", "core", "params", "fixed", "returns", "op",
-            "test", "version", "deprecated"}
+            "test", "version", "deprecated", "header",
+            # man pages (man.py): the text of a row with no C routine to share a page with
+            "summary", "description", "return_value", "arguments", "notes", "see_also"}
 
 HIDDEN = ": hidden"
 _CDECL_RE = re.compile(r"^(?P<ctype>.*?)\b(?P<name>[A-Za-z_]\w*)$")
@@ -66,6 +68,7 @@ class FRoutine:
     core_proto: Optional[str] = None   # prototype of a hand-written core function
     c: Optional[object] = None         # the C routine (model.Routine) it wraps; None for core rows
     dummies: list = field(default_factory=list)    # its explicit interface in module shmem (_dummies)
+    in_header: bool = False            # shmem.fh declares its type (the row's `header`)
 
     @property
     def lname(self):
@@ -100,7 +103,8 @@ class FTest:
     def declarations(self, *also):
         """[(Fortran type, name)] of the functions this program calls: those
         of its recipe, and `also` (the ones its template calls besides).
-        The spec has programs declare them; shmem.fh does not."""
+        The spec has programs declare them; shmem.fh declares only the
+        few that other libraries' shmem.fh do (FRoutine.in_header)."""
         names = {r.name for r in self.routines if r.returns}
         for name in also:
             if name not in self.functions:
@@ -109,7 +113,7 @@ class FTest:
             names.add(name)
         if self.module:
             return []       # module shmem declares them; a second declaration is an error
-        return [(self.functions[n].returns, n) for n in sorted(names)]
+        return [(self.functions[n].returns, n) for n in sorted(names) if not self.functions[n].in_header]
 
 
 @dataclass
@@ -121,6 +125,11 @@ class FApi:
     tests: list
     cores: list                # prototypes of the hand-written core functions
     c_types: list              # [(C type, bytes)] the wrappers rely on
+
+    @property
+    def header_functions(self):
+        """[(Fortran type, name)] of the functions shmem.fh declares."""
+        return [(r.returns, r.name) for r in self.routines if r.in_header]
 
 
 TEST_NPES = [2, 3]
@@ -358,6 +367,8 @@ def _expand_row(row, kind, types, sized, c_routines, c_types, c_sizes, sizes):
     returns = row.get("returns")
     if returns is not None and returns not in RETURNS:
         raise TableError(FILE, entry, f"returns {returns!r} is not one of {sorted(RETURNS)}")
+    if row.get("header", False) not in (True, False) or (row.get("header") and returns is None):
+        raise TableError(FILE, entry, "header is true or false, and true only for a function (returns)")
     instances = []      # (name, ftype, elem)
     if kind == "family":
         if ("types" in row) == ("sizes" in row):
@@ -387,7 +398,8 @@ def _expand_row(row, kind, types, sized, c_routines, c_types, c_sizes, sizes):
     fixed = dict(row.get("fixed", {}))
     for name, ftype, elem in instances:
         fr = FRoutine(name=name, row=row, test=row["test"], op=row["op"], ftype=ftype, elem=elem,
-                      returns=None, c_returns="void", calls="", params=[], fargs=[])
+                      returns=None, c_returns="void", calls="", params=[], fargs=[],
+                      in_header=row.get("header", False))
         if returns == "{T}":
             fr.returns = ftype.fortran
         elif returns == "POINTER":

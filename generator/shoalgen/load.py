@@ -3,8 +3,9 @@ import os
 import re
 import tomllib
 
-from .model import (AmoKernel, AmoOp, CollKernel, Constant, CType, Entry, Ops, ParamKind, ParamSpec, PutSignalKernel,
-                    ReduceKernel, ReduceOp, RmaKernel, ScanKernel, SingleKernel, StridedKernel, WaitKernel)
+from .model import (AmoKernel, AmoOp, CollKernel, Constant, CType, Doc, Entry, Ops, ParamKind, ParamSpec,
+                    PutSignalKernel, ReduceKernel, ReduceOp, RmaKernel, ScanKernel, SingleKernel, StridedKernel,
+                    WaitKernel)
 
 # Spec files in chapter order; types and constants are not chapters.
 CHAPTER_FILES = ["setup", "memory", "teams", "contexts", "rma", "amo", "signals", "sync",
@@ -14,7 +15,10 @@ CHAPTER_FILES = ["setup", "memory", "teams", "contexts", "rma", "amo", "signals"
 # per load before the chapters are read.
 KIND_ROLES = {"data", "symmetric", "atomic", "aligned", "array", "count", "element", "work"}
 KIND_CTYPES = {"pointer", "scalar", "any"}
-KIND_KEYS = {"name", "ctype", "roles", "check", "debug"}
+KIND_KEYS = {"name", "ctype", "roles", "check", "debug", "doc", "check_doc", "debug_doc"}
+# The context argument of ctx forms: the generator adds it (`ctx = true`);
+# kinds.toml holds its man page text, and no row names the kind itself.
+CTX_KIND = "ctx"
 _KIND_PLACEHOLDERS = re.compile(r"\{(\w+)\}")
 # Flags written after the kind ("shmem_team_t *new_team : local_dest nonnull"),
 # both about pointers.
@@ -40,6 +44,17 @@ FAMILY_KEYS = {"name", "typed", "sized", "mem", "types", "deprecated_types", "ct
                "params", "generic", "kernel", "op", "operand", "mode", "blocking", "cmp",
                "inline", "version", "deprecated", "replacement", "test", "select", "sizes",
                "algorithms"}
+
+# Man page text (generator/shoalgen/man.py). On a row: all of them, summary
+# and description required (return_value too when the row returns
+# something; arguments for every parameter whose kind has no doc). At the
+# top of a chapter file: its title (required: shoal(7) lists the pages under
+# it) and defaults its rows share (CHAPTER_DOC_KEYS; a chapter's notes and
+# see_also add to a row's).
+DOC_KEYS = {"summary", "description", "return_value", "arguments", "notes", "see_also"}
+CHAPTER_DOC_KEYS = {"title", "description", "return_value", "arguments", "notes", "see_also"}
+ROUTINE_KEYS |= DOC_KEYS
+FAMILY_KEYS |= DOC_KEYS
 
 _PARAM_RE = re.compile(r"^(?P<ctype>.*?)\b(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<kind>\w+)(?P<flags>(\s+\w+)*)$")
 
@@ -77,10 +92,107 @@ def load_kinds(spec_dir):
             bad = set(_KIND_PLACEHOLDERS.findall(row.get(key, ""))) - {"R", "arg", "name", "ctx"}
             if bad:
                 raise TableError(file, name, f"{key} uses unknown placeholder(s) {sorted(bad)}")
-        kinds[name] = ParamKind(name, row["ctype"], frozenset(roles), row.get("check"), row.get("debug"))
+        for key in ("doc", "check_doc", "debug_doc"):
+            if key in row:
+                _text(file, name, key, row[key])
+                bad = set(_KIND_PLACEHOLDERS.findall(row[key])) - ({"arg"} if key != "doc" else set())
+                if bad:
+                    raise TableError(file, name, f"{key} uses unknown placeholder(s) {sorted(bad)}")
+        for key in ("check", "debug"):   # what a check refuses, said in the man pages' NOTES
+            if key in row and f"{key}_doc" not in row:
+                raise TableError(file, name, f"a {key} needs a {key}_doc (what it refuses, for the man pages)")
+        kinds[name] = ParamKind(name, row["ctype"], frozenset(roles), row.get("check"), row.get("debug"),
+                                row.get("doc"), row.get("check_doc"), row.get("debug_doc"))
     if not kinds:
         raise TableError(file, "(file)", "needs [[kind]] rows")
+    if CTX_KIND not in kinds or not kinds[CTX_KIND].doc:
+        raise TableError(file, CTX_KIND, "needs a [[kind]] ctx with a doc: the text of ctx forms' context argument")
     return kinds
+
+
+def _text(file, entry, key, value, one_line=False):
+    """A man page text: a non-empty string; `code` spans in backquotes
+    (man.py sets parameters in italics, other names in bold)."""
+    if not isinstance(value, str) or not value.strip():
+        raise TableError(file, entry, f"{key} must be a non-empty string")
+    if value.count("`") % 2:
+        raise TableError(file, entry, f"{key} has an unmatched ` (backquotes enclose code)")
+    if one_line and ("\n" in value or value.endswith(".") or len(value) > 80):
+        raise TableError(file, entry, f"{key} must be one line of at most 80 characters, without a final period")
+    return value
+
+
+def _see_also(file, entry, value):
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise TableError(file, entry, "see_also must be a list of page or routine names")
+    return list(value)
+
+
+def chapter_doc(file, raw):
+    """The defaults a chapter file gives its rows (top-level keys)."""
+    out = {"arguments": {}, "see_also": []}
+    for key in CHAPTER_DOC_KEYS & set(raw):
+        if key == "arguments":
+            out[key] = _arguments(file, "(chapter)", raw[key])
+        elif key == "see_also":
+            out[key] = _see_also(file, "(chapter)", raw[key])
+        else:
+            out[key] = _text(file, "(chapter)", key, raw[key], one_line=key == "title")
+    if "title" not in out:
+        raise TableError(file, "(chapter)", "missing field 'title' (the chapter's heading in shoal(7))")
+    return out
+
+
+def _arguments(file, entry, value):
+    if not isinstance(value, dict):
+        raise TableError(file, entry, "arguments must be a table: parameter name = text")
+    return {k: _text(file, entry, f"arguments.{k}", v) for k, v in value.items()}
+
+
+def parse_doc(file, entry, row, chapter, params, returns, kinds=None):
+    """A row's man page text (model.Doc), its chapter's defaults filled in.
+    `params`: (name, kind or None) in order; `returns`: None for no value.
+    Every parameter gets a text: the row's, the chapter's, or its kind's."""
+    chapter = chapter or {"arguments": {}, "see_also": []}
+    if "summary" not in row:
+        raise TableError(file, entry, "missing field 'summary' (the man page's NAME line)")
+    if "description" not in row and "description" not in chapter:
+        raise TableError(file, entry, "missing field 'description' (the man page's DESCRIPTION; "
+                         "or a description at the top of the chapter file)")
+    summary = _text(file, entry, "summary", row["summary"], one_line=True)
+    description = _text(file, entry, "description", row["description"]) if "description" in row \
+        else chapter["description"]
+    if returns is None and "return_value" in row:
+        raise TableError(file, entry, "return_value given, but the routine returns nothing")
+    return_value = None
+    if returns is not None:
+        if "return_value" not in row and "return_value" not in chapter:
+            raise TableError(file, entry, f"returns {returns}: missing field 'return_value' (the man page's "
+                             "RETURN VALUES; or one at the top of the chapter file)")
+        return_value = _text(file, entry, "return_value", row["return_value"]) if "return_value" in row \
+            else chapter["return_value"]
+    own = _arguments(file, entry, row.get("arguments", {}))
+    names = [n for n, _ in params]
+    unknown = sorted(set(own) - set(names))
+    if unknown:
+        raise TableError(file, entry, f"arguments names no parameter: {unknown}")
+    arguments = {}
+    for name, kind in params:
+        text = own.get(name) or chapter["arguments"].get(name) or (kinds[kind].doc if kinds and kind else None)
+        if not text:
+            raise TableError(file, entry, f"parameter {name!r}{f' (kind {kind})' if kind else ''} has no text for "
+                             f"the man page: give arguments.{name} = \"...\" on the row or its chapter"
+                             + (", or a doc to its kind in kinds.toml" if kind else ""))
+        arguments[name] = text
+    notes = [_text(file, entry, "notes", row["notes"])] if "notes" in row else []
+    notes += [chapter["notes"]] if "notes" in chapter else []
+    see_also = _see_also(file, entry, row.get("see_also", [])) + chapter["see_also"]
+    return Doc(summary, description, return_value, arguments, "\n\n".join(notes) or None, see_also)
+
+
+def _entry_doc(file, e, row, chapter, kinds):
+    params = ([("ctx", CTX_KIND)] if e.ctx else []) + [(p.name, p.kind) for p in e.params]
+    return parse_doc(file, e.name, row, chapter, params, None if e.returns == "void" else e.returns, kinds)
 
 
 def _params(file, entry, raw, kinds):
@@ -90,6 +202,9 @@ def _params(file, entry, raw, kinds):
         if not m:
             raise TableError(file, entry, f"parameter {text!r} is not 'C declaration : kind [flags]'")
         kind, ctype, flags = m["kind"], m["ctype"].strip(), frozenset(m["flags"].split())
+        if kind == CTX_KIND:
+            raise TableError(file, entry, f"parameter {m['name']!r}: kind ctx is the context the generator "
+                             "adds to ctx forms (ctx = true); a row does not name it")
         if kind not in kinds:
             raise TableError(file, entry, f"parameter {m['name']!r} has unknown kind {kind!r}")
         pointer = ctype.endswith("*")
@@ -379,8 +494,11 @@ def _kernel(file, name, e, row, ops):
     return ScanKernel(_choice(file, name, "mode", mode, SCAN_MODES) == "exclusive")
 
 
-def load_entries(spec_dir, types, tables, sizes, ops, kinds):
+def load_entries(spec_dir, types, tables, sizes, ops, kinds, titles=None):
+    """The rows of the chapter files, in order; `titles` (a dict) receives
+    each chapter's title."""
     entries, chapters = [], []
+    titles = {} if titles is None else titles
     for stem in CHAPTER_FILES:
         file = stem + ".toml"
         raw = _read(os.path.join(spec_dir, file))
@@ -388,8 +506,14 @@ def load_entries(spec_dir, types, tables, sizes, ops, kinds):
         if chapter != stem:
             raise TableError(file, "chapter", f"must be {stem!r}")
         chapters.append(chapter)
-        for row in raw.get("routine", []):
-            entries.append(_routine(file, chapter, row, kinds))
-        for row in raw.get("family", []):
-            entries.append(_family(file, chapter, row, types, tables, sizes, ops, kinds))
+        cdoc = chapter_doc(file, raw)
+        titles[chapter] = cdoc["title"]
+        rows = [(row, _routine(file, chapter, row, kinds)) for row in raw.get("routine", [])]
+        rows += [(row, _family(file, chapter, row, types, tables, sizes, ops, kinds)) for row in raw.get("family", [])]
+        for row, e in rows:
+            e.doc = _entry_doc(file, e, row, cdoc, kinds)
+            entries.append(e)
+        stale = sorted(set(cdoc["arguments"]) - {p.name for _, e in rows for p in e.params})
+        if stale:
+            raise TableError(file, "(chapter)", f"arguments names no parameter of any row: {stale}")
     return chapters, entries

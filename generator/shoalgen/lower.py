@@ -135,6 +135,39 @@ def call(r):
     })
 
 
+# Collectives whose count is a block for each member: a call moves one
+# block to (and from) every member of the team or active set.
+PER_MEMBER_COLLECTIVES = {"alltoall", "alltoalls"}
+
+
+def moved(r):
+    """The bytes one call moves, for SHMEM_PROFILE, as a record that
+    binding_body.j2 writes as a C expression (None: the call moves no data):
+    `count` elements (times `bsize` for blocked strided forms) of `size`
+    bytes, times the members of the team or active set (`members`) for the
+    per-member collectives. Typed routines move their element count (one
+    element for p, g and AMOs; waits move nothing); an untyped routine that
+    targets a PE moves the one object its symmetric parameter points to (a
+    signal word)."""
+    k = r.entry.k
+    if r.variant == "untyped":
+        if not _one(r, "pe"):
+            return None
+        sym = [p for p in r.params if p.has("symmetric") and p.ctype.replace("const ", "").strip() != "void *"]
+        return {"count": None, "bsize": None, "size": _object_size(r, sym[0]), "members": None} if sym else None
+    kernel = r.entry.kernel
+    if kernel == "wait" or not r.elem:
+        return None
+    out = {"count": None, "bsize": None, "size": {"elem": r.elem, "pointee": None}, "members": None}
+    if kernel in ("p", "g", "amo"):
+        return out
+    out["count"] = r.call.count
+    out["bsize"] = r.call.bsize
+    if kernel in ("coll", "coll_as") and k.collective in PER_MEMBER_COLLECTIVES:
+        out["members"] = {"team": r.call.team} if r.call.team else {"active_size": r.call.active[2]}
+    return out
+
+
 def inline(r):
     """Which inline fast path, if any: only the default-context forms get an
     inline twin, typed and mem ones, and the untyped fence and quiet; AMOs
@@ -152,6 +185,7 @@ def lower(api):
         r.checks, r.debug_checks = checks(r)
         r.noop_invalid_ctx = r.is_ctx and r.entry.invalid_ctx == "noop"
         r.call = call(r)
+        r.moved = moved(r)
         r.inline = inline(r)
 
 

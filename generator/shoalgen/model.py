@@ -20,6 +20,21 @@ class ParamKind:
     roles: frozenset           # data, symmetric, atomic, aligned, array, count, element, work
     check: Optional[str] = None    # always-on check (C, with {R} {arg} {name} {ctx})
     debug: Optional[str] = None    # check under SHMEM_DEBUG
+    doc: Optional[str] = None          # man pages: what an argument of this kind is
+    check_doc: Optional[str] = None    # ... and what `check` refuses, in words
+    debug_doc: Optional[str] = None    # ... and what `debug` refuses
+
+
+@dataclass
+class Doc:
+    """The man page text of a row (generator/shoalgen/man.py lays it out):
+    the row's own fields, falling back to its chapter's where it has none."""
+    summary: str               # NAME line: a short phrase
+    description: str           # DESCRIPTION: a paragraph (blank lines separate more)
+    return_value: Optional[str] = None   # RETURN VALUES, for routines that return something
+    arguments: dict = field(default_factory=dict)   # parameter name -> text (kinds.toml's otherwise)
+    notes: Optional[str] = None          # NOTES: anything Shoal-specific
+    see_also: list = field(default_factory=list)    # page or routine names
 
 
 @dataclass(frozen=True)
@@ -149,6 +164,7 @@ class Entry:
     algorithms: dict = field(default_factory=dict)   # env variable -> values to test
     sizes: list = field(default_factory=list)
     invalid_ctx: Optional[str] = None   # "noop": SHMEM_CTX_INVALID returns at once (spec-defined)
+    doc: Optional[Doc] = None           # its man page text
 
 
 @dataclass
@@ -172,6 +188,7 @@ class Routine:
     debug_checks: list = field(default_factory=list)   # check records under SHMEM_DEBUG
     noop_invalid_ctx: bool = False   # SHMEM_CTX_INVALID returns at once
     call: object = None   # parameter names by the part they play (lower.call)
+    moved: object = None  # the bytes a call moves, for SHMEM_PROFILE (lower.moved)
     inline: Optional[str] = None     # inline fast path: put | get | p | g | order | amo
 
     @property
@@ -322,6 +339,7 @@ class Api:
     generics: list = field(default_factory=list)
     tests: list = field(default_factory=list)
     fortran: Optional[object] = None   # the Fortran chapter (fortran.FApi), when loaded with sizes
+    chapter_titles: dict = field(default_factory=dict)   # chapter -> its `title` (man pages)
 
     def chapter_routines(self, chapter):
         return [r for r in self.routines if r.chapter == chapter]

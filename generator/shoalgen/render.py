@@ -17,9 +17,10 @@ def load_api(spec_dir, fortran_sizes=None):
     constants = load_constants(spec_dir)
     ops = load_ops(spec_dir)
     kinds = load_kinds(spec_dir)
-    chapters, entries = load_entries(spec_dir, types, tables, sizes, ops, kinds)
+    titles = {}
+    chapters, entries = load_entries(spec_dir, types, tables, sizes, ops, kinds, titles)
     api = Api(types=types, tables=tables, sizes=sizes, constants=constants,
-              chapters=chapters, entries=entries, ops=ops, kinds=kinds)
+              chapters=chapters, entries=entries, ops=ops, kinds=kinds, chapter_titles=titles)
     expand_routines(api)
     lower(api)
     expand_generics(api)
@@ -37,6 +38,9 @@ def listing(api, what):
         return [t.name for t in api.tests]
     if what == "tests-cxx":
         return [t.name for t in api.tests if t.calls_generics]
+    if what == "man-pages":      # the files `man` writes (meson's outputs)
+        from . import man
+        return man.file_names(api)
     raise SystemExit(f"generate.py: nothing to list as {what!r}")
 
 
@@ -143,6 +147,16 @@ def emit(api, template_dir, what, outdir, cxx_stds=()):
                                  "env": {var: value}, "expect_stdout": expect})
         _write(os.path.join(outdir, "manifest.json"),
                json.dumps({"tests": manifest}, indent=1) + "\n")
+
+
+def emit_man(api, template_dir, outdir, version, env_roff):
+    """The man pages (generator/shoalgen/man.py, templates/man/), flat in
+    outdir as NAME.SECTION. env_roff: the environment variables as roff,
+    printed by `shoal-info --env-roff` from the library's own table."""
+    from . import man
+    env = _env(template_dir)
+    env.filters["roff"] = man.roff_escape
+    return man.emit(api, env, outdir, _write, version, env_roff)
 
 
 def emit_fortran(api, template_dir, what, outdir):

@@ -25,7 +25,8 @@ struct shmemi_fast_state {
     size_t data_size;      /* 0: inline paths off */
     int n_pes;             /* world size */
     int amo_local;         /* CPU atomics are the job's atomicity domain */
-    int debug;             /* SHMEM_DEBUG */
+    int debug;             /* the library's own bindings' slow path (SHMEM_DEBUG,
+                              SHMEM_PROFILE); the inline paths do not read it */
     int order_local;       /* fence/quiet of the default context are memory
                               fences (every peer by shared memory) */
     char **heap_peer;      /* [n_pes] peer heap mapped here, NULL if not node-local */

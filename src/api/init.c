@@ -14,9 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/profile.h"
 #include "base/abort.h"
 #include "base/cleanup.h"
 #include "base/env.h"
+#include "base/profile.h"
+#include "base/waiting.h"
 #include "bootstrap/bootstrap.h"
 #include "coll/barrier.h"
 #include "coll/group.h"
@@ -123,6 +126,7 @@ static void world_up(const char *routine)
     w->singleton = bi->singleton;
     w->n_local = w->n_local_all = bi->n_local;
     shmemi_env_load(routine);
+    shmemi_prof_start(routine); /* before the fast-path table: SHMEM_PROFILE turns it off */
     choose_wait_policy(sysconf(_SC_NPROCESSORS_ONLN)); /* on the real node's PE count */
     /* The real node's PEs, before SHMEM_VIRTUAL_NODES splits the node. */
     node_pes = malloc((size_t)bi->n_local * sizeof *node_pes);
@@ -158,12 +162,13 @@ static void world_up(const char *routine)
     shmemi_transport_select(routine);
     shmemi_init_phase("peer_table");
     /* Once every PE has mapped every segment, the names can go. */
-    shmemi_barrier_team(&shmemi_team_world);
+    shmemi_barrier_team(&shmemi_team_world, routine);
     shmemi_init_phase("barrier");
     shmemi_segments_unlink();
     shmemi_fast_fill();
     shmemi_transport_start();
     shmemi_init_phase("start");
+    shmemi_wait_report_init(); /* SIGUSR1: what each waiting thread waits for */
     print_banner();
     shmemi_init_phase_report();
 }
@@ -172,13 +177,16 @@ static void world_down(void)
 {
     shmemi_quiet(SHMEM_CTX_DEFAULT);
     /* No PE may unmap while a peer still accesses its memory. */
-    shmemi_barrier_team(&shmemi_team_world);
+    shmemi_barrier_team(&shmemi_team_world, "shmem_finalize");
+    /* SHMEM_PROFILE: every PE is here, and nothing is torn down yet. */
+    shmemi_prof_report();
     shmemi_fast_clear();
     shmemi_transport_release();
     shmemi_segments_release();
     shmemi_alloc_fini();
     shmemi_team_teardown();
     shmemi_boot_fini(&boot_info);
+    shmemi_wait_report_fini();
     shmemi_world.my_pe = -1;
     shmemi_world.n_pes = 0;
     shmemi_cleanup_disarm();
@@ -211,12 +219,15 @@ static void finalize_at_exit(int status, void *unused)
 
 static void init_common(const char *routine, int level)
 {
+    uint64_t t0 = shmemi_now_ns(); /* SHMEM_PROFILE counts the init that builds the world */
+
     pthread_mutex_lock(&init_lock);
     if (shmemi_world.init_count == 0) {
         /* Before the network path opens: it serializes its own calls
          * below MULTIPLE (transport/ofi.h). */
         shmemi_world.thread_level = level;
         world_up(routine);
+        shmemi_prof_count_init(routine, t0);
         init_pid = getpid();
         if (!exit_hook_registered)
             exit_hook_registered = on_exit(finalize_at_exit, NULL) == 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/profile.h"
 #include "memory/addr.h"
 #include "shmemi.h"
 #include "transport/transport.h"
@@ -65,7 +66,7 @@ void shmemi_info_get_name(char *name)
 
 void shmemi_pcontrol(int level)
 {
-    (void)level; /* no profiling levels to switch */
+    shmemi_prof_control(level); /* SHMEM_PROFILE: 0 pauses its counting, others resume it */
 }
 
 /* shmemx_wtime: seconds on a monotonic clock (differences are what

@@ -330,7 +330,7 @@ void shmemi_team_destroy(shmem_team_t team)
     }
     /* After this barrier no member signals this block again, so it can be
      * zeroed for its next team. */
-    shmemi_barrier_team(t);
+    shmemi_barrier_team(t, "shmem_team_destroy");
     shmemi_team_free_one(t);
 }
 
@@ -369,6 +369,6 @@ int shmemi_team_sync(shmem_team_t team)
     if (t->my_pe < 0)
         shmemi_fatal("shmem_team_sync", "this PE (%d) is not a member of team %p", shmemi_world.my_pe,
                      (void *)team);
-    shmemi_barrier_team(t);
+    shmemi_barrier_team(t, "shmem_team_sync");
     return 0;
 }

@@ -10,15 +10,17 @@
 #include <strings.h>
 
 #include "base/env.h"
+#include "base/profile.h"
 #include "shmemi.h"
 
 struct shmemi_settings shmemi_settings = {
-    .symmetric_size = (size_t)256 << 20,
+    .symmetric_size = (size_t)512 << 20,
     .spin = -1,
     .progress_thread = -1,
     .progress_interval_us = 100,
     .ofi_amo_batch = -1,
     .team_pool_size = (size_t)4 << 20,
+    .hang_report_s = 300,
 };
 
 typedef int (*env_parser)(const char *text, void *field);
@@ -95,6 +97,27 @@ int shmemi_env_init_timing(void)
     return mode;
 }
 
+/* SHMEM_PROFILE: a flag (on: a table), or where to write CSV. A file
+ * name must hold a '.' or a '/' (prof.csv, ./prof), so that a misspelt
+ * flag (SHMEM_PROFILE=ture) is refused rather than written to. */
+static int parse_profile(const char *text, void *field)
+{
+    struct shmemi_profile_setting *p = field;
+    size_t n = strlen(text);
+    int on;
+
+    if (parse_flag(text, &on) == 0) {
+        p->mode = on ? SHMEMI_PROF_TABLE : SHMEMI_PROF_OFF;
+        p->file[0] = '\0';
+        return 0;
+    }
+    if (!strpbrk(text, "./") || text[n - 1] == '/' || n >= sizeof p->file)
+        return -1;
+    p->mode = SHMEMI_PROF_CSV;
+    memcpy(p->file, text, n + 1);
+    return 0;
+}
+
 static int parse_auto_count(const char *text, void *field)
 {
     if (!strcasecmp(text, "auto")) {
@@ -113,6 +136,24 @@ static int parse_interval_us(const char *text, void *field)
     if (parse_count(text, &v) || v < 1 || v > 1000000)
         return -1;
     *(long *)field = v;
+    return 0;
+}
+
+/* Seconds: a non-negative decimal number; 0 or off: never. */
+static int parse_seconds(const char *text, void *field)
+{
+    char *end;
+    double v;
+
+    if (!strcasecmp(text, "off")) {
+        *(double *)field = 0;
+        return 0;
+    }
+    errno = 0;
+    v = strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(v) || v < 0 || v > 1e9 || !isdigit((unsigned char)text[0]))
+        return -1;
+    *(double *)field = v;
     return 0;
 }
 
@@ -225,7 +266,7 @@ static int parse_scan_alg(const char *t, void *f) { return parse_alg(t, f, ALG_B
 #define FLAG_FORMS "1, yes, y, on, true or a positive integer (on); empty, 0, no, n, off, false (off)"
 
 static const struct env_var env_table[] = {
-    {"SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE", "256M", parse_size_field, FIELD(symmetric_size),
+    {"SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE", "512M", parse_size_field, FIELD(symmetric_size),
      "a non-negative number (integer or decimal) with an optional k/K, m/M, g/G or t/T suffix "
      "(powers of 1024), e.g. 1048576, 512M, 1.5G",
      "symmetric heap size per PE"},
@@ -239,6 +280,16 @@ static const struct env_var env_table[] = {
     {"SHMEM_INIT_TIMING", NULL, "0", parse_init_timing, FIELD(init_timing), "all, or a flag (" FLAG_FORMS ")",
      "print shmem_init's phases with their seconds and the memory malloc'd in each, and at finalize how "
      "many peers were reached through libfabric (on: PE 0; all: every PE)"},
+    {"SHMEM_PROFILE", NULL, "0", parse_profile, FIELD(profile),
+     "a flag (" FLAG_FORMS "), or a file name with a '.' or '/' in it, e.g. prof.csv",
+     "at finalize, PE 0 reports every routine the program called, with its calls, bytes moved, time "
+     "inside and time waiting, each as the total and min/median/max over PEs (on: a table on stderr; a "
+     "file name: CSV there, one row per PE and routine); turns off the inline fast paths"},
+    {"SHMEM_HANG_REPORT", NULL, "300", parse_seconds, FIELD(hang_report_s),
+     "a non-negative number of seconds, or off (0 is off too)",
+     "a blocking call that has waited this long prints one line on stderr saying what it waits for "
+     "(the variable and the value awaited, the PEs a barrier waits for), then again after ten times as "
+     "long; SIGUSR1 to a PE, or to oshrun, prints every PE's line at once (off: only SIGUSR1)"},
     {"SHMEM_SPIN_COUNT", NULL, "auto", parse_auto_count, FIELD(spin), "auto or a non-negative integer",
      "pause iterations before a waiting PE yields the CPU (auto: 1000, or 0 when node-local PEs "
      "outnumber cores)"},
@@ -399,4 +450,13 @@ void shmemi_env_print(FILE *out)
             fprintf(out, "; deprecated alias %s", v->alias);
         fprintf(out, "\n");
     }
+}
+
+int shmemi_env_doc(size_t i, struct shmemi_env_doc *doc)
+{
+    if (i >= ENV_COUNT)
+        return 0;
+    *doc = (struct shmemi_env_doc){env_table[i].name, env_table[i].alias, env_table[i].fallback, env_table[i].forms,
+                                   env_table[i].desc};
+    return 1;
 }

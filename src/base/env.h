@@ -34,6 +34,11 @@ struct shmemi_settings {
     int reduce_alg;        /* SHMEM_REDUCE_ALGORITHM */
     int scan_alg;          /* SHMEM_SCAN_ALGORITHM */
     int init_timing;       /* SHMEM_INIT_TIMING: 0 off, 1 PE 0, 2 every PE */
+    double hang_report_s;  /* SHMEM_HANG_REPORT: seconds one wait lasts before it reports; 0 off */
+    struct shmemi_profile_setting {
+        int mode;          /* SHMEM_PROFILE: SHMEMI_PROF_* (base/profile.h) */
+        char file[4096];   /* ... the CSV file (mode SHMEMI_PROF_CSV) */
+    } profile;
 };
 
 /* SHMEM_OFI_FORCE: act as if the provider required each of these. */
@@ -55,6 +60,16 @@ void shmemi_env_load(const char *routine);
 /* Print every variable: name, current value (and where it came from),
  * description. Works before init (reads the environment itself). */
 void shmemi_env_print(FILE *out);
+/* Row i of the table as documentation (shoal-info --env-roff writes the
+ * man pages' list from it): 1, or 0 past the last row. */
+struct shmemi_env_doc {
+    const char *name;
+    const char *alias;    /* deprecated spelling, or NULL */
+    const char *fallback; /* default, as text ("" when empty) */
+    const char *forms;    /* accepted values */
+    const char *desc;
+};
+int shmemi_env_doc(size_t i, struct shmemi_env_doc *doc);
 /* SHMEM_INIT_TIMING read straight from the environment (0, 1 or 2 as in
  * shmemi_settings; malformed reads as 0, and shmemi_env_load then stops
  * the program): shmem_init's clock starts before the variables are loaded. */

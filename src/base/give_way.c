@@ -1,14 +1,20 @@
 /*
  * base/give_way.c — a yield, and every SHMEMI_NAP_EVERY-th of a wait a
- * nap (why: give_way.h).
+ * nap (why: give_way.h). Where a wait gives its core away anyway, it also
+ * checks whether it should report itself (base/waiting.h).
  */
 #include "base/give_way.h"
+#include "base/waiting.h"
 
 #include <sched.h>
 #include <time.h>
 
 void shmemi_give_way(unsigned yields)
 {
+    struct shmemi_wait_slot *s = shmemi_wait_slot_mine;
+
+    if (s && s->now)
+        shmemi_wait_tick(yields % SHMEMI_NAP_EVERY == 0);
     if (yields % SHMEMI_NAP_EVERY) {
         sched_yield();
         return;

@@ -122,10 +122,10 @@ void shmemi_grp_barrier(struct shmemi_group *g)
 
 /* The program's barriers (barrier_all, sync_all, team_sync), often
  * followed by a rooted call from rank 0: central when crowded (above). */
-void shmemi_barrier_team(struct shmemi_team *t)
+void shmemi_barrier_team(struct shmemi_team *t, const char *routine)
 {
     struct shmemi_group g;
 
-    shmemi_grp_team(&g, t, "shmem_barrier");
+    shmemi_grp_team(&g, t, routine);
     barrier(&g, SHMEMI_ALG_CENTRAL);
 }

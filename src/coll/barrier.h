@@ -7,7 +7,8 @@
 struct shmemi_team;
 
 /* Synchronise the team's members; orders memory (what any member stored
- * before is visible to every member after) but completes no transfers. */
-void shmemi_barrier_team(struct shmemi_team *team);
+ * before is visible to every member after) but completes no transfers.
+ * `routine`: the one the program called (reports name it). */
+void shmemi_barrier_team(struct shmemi_team *team, const char *routine);
 
 #endif /* SHMEMI_BARRIER_H */

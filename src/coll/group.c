@@ -13,6 +13,7 @@
  * with R = ceil(log2 n), D = ceil(log_K n).
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,12 +123,24 @@ static void layout(struct shmemi_group *g)
     g->nslots = g->counting ? psync_slots(g->n) : shmemi_grp_team_slots(g->n);
 }
 
+/* Where a member notes the call it has reached (its epoch), in its own
+ * team block: beside the last data word, in a line its peers read only
+ * to report (the hang report's "arrived"). */
+#define ARRIVAL_BYTE 32
+_Static_assert(SHMEMI_POOL_GRANULE >= ARRIVAL_BYTE + 8, "a team block slot holds the arrival word");
+
+static size_t arrival_off(const struct shmemi_group *g)
+{
+    return shmemi_grp_slot_off(g, shmemi_grp_aux(g, SHMEMI_GRP_NAUX - 1)) + ARRIVAL_BYTE;
+}
+
 void shmemi_grp_team(struct shmemi_group *g, struct shmemi_team *t, const char *routine)
 {
     *g = (struct shmemi_group){.t = t, .me = t->my_pe, .n = t->size, .routine = routine,
                                .seg = SHMEMI_SEG_HEAP, .off = t->block_off, .stride = SHMEMI_POOL_GRANULE,
                                .counting = 0, .epoch = ++t->epoch, .radix = TEAM_RADIX};
     layout(g);
+    __atomic_store_n((uint64_t *)shmemi_grp_addr(g->seg, arrival_off(g)), g->epoch, __ATOMIC_RELAXED);
     if (t->all_mapped < 0)
         t->all_mapped = members_mapped(t);
     g->all_mapped = t->all_mapped;
@@ -202,13 +215,120 @@ void shmemi_grp_signal(struct shmemi_group *g, int slot, int rank, unsigned step
              g->counting ? 1 : stamp(g, step));
 }
 
-static void wait_at_least(const struct shmemi_group *g, int slot, uint64_t want)
+/* ---- what a member waits for, in the hang report's words ---- */
+
+struct group_wait {
+    const struct shmemi_group *g;
+    int slot;
+};
+
+/* The rank whose signal `slot` awaits, where the slot alone tells
+ * (group.h: the writer of each slot family), else -1. */
+static int slot_writer(const struct shmemi_group *g, int slot)
 {
-    uint64_t *flag = shmemi_grp_local(g, slot);
+    int me = g->me, n = g->n;
+
+    if (g->counting)
+        return -1; /* pSync families overlay each other */
+    if (slot < g->rounds)
+        return ((me - (1 << slot)) % n + n) % n;
+    if (slot < 3 * g->rounds)
+        return me ^ (1 << (slot % g->rounds));
+    slot -= 3 * g->rounds + 2 * tree_span(g);
+    if (slot >= 0 && slot < direct_slots(n))
+        return ((me - (slot + 1)) % n + n) % n;
+    return -1; /* tree slots depend on the root; misc slots on the algorithm */
+}
+
+static int team_label(const struct shmemi_group *g, char *buf, size_t len)
+{
+    const struct shmemi_team *t = g->t;
+
+    if (g->counting)
+        return snprintf(buf, len, "in the active set of PE_start %d, stride %d, PE_size %d", t->start, t->stride,
+                        t->size);
+    if (t == shmemi_team_of(SHMEM_TEAM_WORLD))
+        return snprintf(buf, len, "in SHMEM_TEAM_WORLD (%d PEs)", t->size);
+    if (t == shmemi_team_of(SHMEM_TEAM_SHARED))
+        return snprintf(buf, len, "in SHMEM_TEAM_SHARED (%d PEs)", t->size);
+    if (t == shmemi_team_of(SHMEMX_TEAM_NODE))
+        return snprintf(buf, len, "in SHMEMX_TEAM_NODE (%d PEs)", t->size);
+    return snprintf(buf, len, "in a team of %d PEs", t->size);
+}
+
+/* Appends " <label> PEs a, b, c" for the ranks whose state is `which`
+ * (at most 16 named); nothing when there are none. */
+static size_t list_pes(const struct shmemi_group *g, const signed char *state, int which, const char *label,
+                       char *buf, size_t len)
+{
+    size_t n = 0;
+    int count = 0, shown = 0;
+
+    for (int r = 0; r < g->n; r++)
+        count += state[r] == which;
+    if (!count || len < 2)
+        return 0;
+    n += (size_t)snprintf(buf, len, "; %s: PE%s", label, count > 1 ? "s" : "");
+    for (int r = 0; r < g->n && n < len; r++) {
+        if (state[r] != which)
+            continue;
+        if (shown++ == 16) {
+            n += (size_t)snprintf(buf + n, len - n, " and %d more", count - 16);
+            break;
+        }
+        n += (size_t)snprintf(buf + n, len - n, "%s %d", shown > 1 ? "," : "", shmemi_grp_pe(g, r));
+    }
+    return n < len ? n : len - 1;
+}
+
+static void describe_group_wait(const struct shmemi_waiting *rec, char *buf, size_t len)
+{
+    const struct group_wait *w = rec->what;
+    const struct shmemi_group *g = w->g;
+    int from = slot_writer(g, w->slot);
+    size_t n = (size_t)team_label(g, buf, len);
+    signed char *state;
+
+    if (n >= len)
+        return;
+    if (from >= 0)
+        n += (size_t)snprintf(buf + n, len - n, " for PE %d", shmemi_grp_pe(g, from));
+    else
+        n += (size_t)snprintf(buf + n, len - n, " for another member's signal");
+    /* Which members have reached this call: each notes its epoch in its
+     * own block, readable where its memory is mapped here. */
+    if (n >= len || g->counting || !(state = malloc((size_t)g->n)))
+        return;
+    for (int r = 0; r < g->n; r++) {
+        const uint64_t *word = shmemi_grp_peer_ptr(g, r, g->seg, arrival_off(g));
+        state[r] = r == g->me ? 1 : !word ? 2 : __atomic_load_n(word, __ATOMIC_RELAXED) >= g->epoch ? 1 : 0;
+    }
+    n += list_pes(g, state, 1, "arrived", buf + n, len - n);
+    n += list_pes(g, state, 0, "not arrived", buf + n, len - n);
+    list_pes(g, state, 2, "not known (memory not mapped here)", buf + n, len - n);
+    free(state);
+}
+
+/* A flag not yet there: wait, with a record the hang report can read. */
+static __attribute__((noinline)) void wait_blocked(const struct shmemi_group *g, const uint64_t *flag, int slot,
+                                                   uint64_t want)
+{
+    struct group_wait w = {g, slot};
+    struct shmemi_waiting rec = {.routine = g->routine, .describe = describe_group_wait, .what = &w};
     unsigned spins = 0;
 
-    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want)
-        shmemi_backoff(&spins);
+    do
+        shmemi_backoff(&rec, &spins);
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want);
+    shmemi_wait_leave(&rec);
+}
+
+static void wait_at_least(const struct shmemi_group *g, int slot, uint64_t want)
+{
+    const uint64_t *flag = shmemi_grp_local(g, slot);
+
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want)
+        wait_blocked(g, flag, slot, want);
 }
 
 /* Counting flags only: wait until own `slot` holds k, and take k off. */

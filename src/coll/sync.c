@@ -11,7 +11,7 @@ void shmemi_barrier_all(void)
     /* barrier_all = quiet + barrier: every put issued before it is
      * delivered before any PE leaves. */
     shmemi_quiet(SHMEM_CTX_DEFAULT);
-    shmemi_barrier_team(&shmemi_team_world);
+    shmemi_barrier_team(&shmemi_team_world, "shmem_barrier_all");
 }
 
 void shmemi_sync_all(void)
@@ -19,5 +19,5 @@ void shmemi_sync_all(void)
     shmemi_check_init("shmem_sync_all");
     /* No quiet; the barrier's own fence still makes local stores made
      * before it visible after it. */
-    shmemi_barrier_team(&shmemi_team_world);
+    shmemi_barrier_team(&shmemi_team_world, "shmem_sync_all");
 }

@@ -10,15 +10,20 @@
 
 #include "base/cpu_relax.h"
 #include "base/give_way.h"
+#include "base/waiting.h"
 #include "base/world.h"
 #include "transport/transport.h"
 
-/* Call once per unsatisfied poll; *spins starts at 0. A manual-progress
- * network path is driven from here, so every wait loop serves the
- * traffic it may be waiting for, and watches for lost peers
- * (SHMEM_OFI_TIMEOUT; *spins == 1 marks a new wait). */
-static inline void shmemi_backoff(unsigned *spins)
+/* Call once per unsatisfied poll; *spins starts at 0, and the first
+ * call enters `w` (base/waiting.h): call shmemi_wait_leave(w) once
+ * satisfied if *spins is nonzero. A manual-progress network path is
+ * driven from here, so every wait loop serves the traffic it may be
+ * waiting for, and watches for lost peers (SHMEM_OFI_TIMEOUT; *spins == 1
+ * marks a new wait). */
+static inline void shmemi_backoff(struct shmemi_waiting *w, unsigned *spins)
 {
+    if (*spins == 0)
+        shmemi_wait_enter(w);
     if (*spins != ~0u)
         ++*spins;
     if (shmemi_world.net_progress)

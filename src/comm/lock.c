@@ -6,11 +6,14 @@
  * "free", matching the required initial value. Halves wrap independently,
  * so a release never carries into "next".
  */
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "comm/backoff.h"
 #include "comm/lock.h"
 #include "memory/addr.h"
+#include "memory/describe.h"
 #include "shmemi.h"
 #include "transport/transport.h"
 
@@ -53,14 +56,32 @@ static uint64_t lock_amo(const struct lock_ref *r, enum shmemi_amo_op op, uint64
     return old;
 }
 
+struct lock_wait {
+    const void *lock;
+    uint64_t mine, serving; /* this PE's ticket, the one served when last read */
+};
+
+static void describe_lock_wait(const struct shmemi_waiting *rec, char *buf, size_t len)
+{
+    const struct lock_wait *w = rec->what;
+    char var[200];
+
+    shmemi_describe_addr(w->lock, var, sizeof var);
+    snprintf(buf, len, "for the lock %s (its word on PE %d): this PE holds ticket %" PRIu64 ", ticket %" PRIu64
+             " is served", var, LOCK_PE, w->mine, w->serving);
+}
+
 void shmemi_ticket_set(void *lock, size_t size, const char *routine)
 {
     struct lock_ref r = lock_ref(lock, size, routine);
-    uint64_t mine = (lock_amo(&r, SHMEMI_AMO_ADD, (uint64_t)1 << r.half, 0) >> r.half) & r.low;
+    struct lock_wait w = {lock, (lock_amo(&r, SHMEMI_AMO_ADD, (uint64_t)1 << r.half, 0) >> r.half) & r.low, 0};
+    struct shmemi_waiting rec = {.routine = routine, .describe = describe_lock_wait, .what = &w};
     unsigned spins = 0;
 
-    while ((lock_amo(&r, SHMEMI_AMO_FETCH, 0, 0) & r.low) != mine)
-        shmemi_backoff(&spins);
+    while ((w.serving = lock_amo(&r, SHMEMI_AMO_FETCH, 0, 0) & r.low) != w.mine)
+        shmemi_backoff(&rec, &spins);
+    if (spins)
+        shmemi_wait_leave(&rec);
 }
 
 void shmemi_ticket_clear(void *lock, size_t size, const char *routine)

@@ -5,9 +5,13 @@
  * domain). The data of a put-with-signal is delivered before the signal:
  * a fence between the two orders them on every path.
  */
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "comm/backoff.h"
 #include "comm/target.h"
 #include "memory/addr.h"
+#include "memory/describe.h"
 #include "shmemi.h"
 #include "transport/transport.h"
 
@@ -63,14 +67,36 @@ static int satisfied(uint64_t v, int cmp, uint64_t c)
     }
 }
 
+struct signal_wait {
+    const uint64_t *sig_addr;
+    int cmp;
+    uint64_t cmp_value;
+};
+
+static void describe_signal_wait(const struct shmemi_waiting *rec, char *buf, size_t len)
+{
+    static const char *const cmp_text[] = {[SHMEM_CMP_EQ] = "==", [SHMEM_CMP_NE] = "!=", [SHMEM_CMP_GT] = ">",
+                                           [SHMEM_CMP_GE] = ">=", [SHMEM_CMP_LT] = "<", [SHMEM_CMP_LE] = "<="};
+    const struct signal_wait *w = rec->what;
+    char var[200];
+
+    shmemi_describe_addr(w->sig_addr, var, sizeof var);
+    snprintf(buf, len, "for the signal %s %s %" PRIu64 ": it holds %" PRIu64, var, cmp_text[w->cmp], w->cmp_value,
+             __atomic_load_n(w->sig_addr, __ATOMIC_ACQUIRE));
+}
+
 uint64_t shmemi_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
+    struct signal_wait w = {sig_addr, cmp, cmp_value};
+    struct shmemi_waiting rec = {.routine = "shmem_signal_wait_until", .describe = describe_signal_wait, .what = &w};
     unsigned spins = 0;
     uint64_t v;
 
     shmemi_check_init("shmem_signal_wait_until");
     shmemi_check_cmp("shmem_signal_wait_until", cmp);
     while (!satisfied(v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE), cmp, cmp_value))
-        shmemi_backoff(&spins);
+        shmemi_backoff(&rec, &spins);
+    if (spins)
+        shmemi_wait_leave(&rec);
     return v;
 }

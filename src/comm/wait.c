@@ -4,10 +4,14 @@
  * (acquire) load of its exact width: what the updater stored before its
  * update is visible once we see the update.
  */
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "comm/backoff.h"
 #include "base/world.h"
+#include "memory/describe.h"
 
 /* Element i, widened to 64 bits with the sign extended for signed types. */
 static uint64_t load_elem(const void *base, size_t i, int dtype)
@@ -63,6 +67,8 @@ struct wait_args {
     int dtype, cmp, vector, sgn;
     const void *ivars, *values;
     const int *status;
+    size_t n;
+    enum shmemi_wait_mode mode;
 };
 
 static int eligible(const struct wait_args *w, size_t i)
@@ -122,11 +128,56 @@ static size_t poll_some(const struct wait_args *w, size_t n, size_t *indices)
     return k;
 }
 
+static const char *cmp_text(int cmp)
+{
+    switch (cmp) {
+    case SHMEM_CMP_EQ: return "==";
+    case SHMEM_CMP_NE: return "!=";
+    case SHMEM_CMP_GT: return ">";
+    case SHMEM_CMP_GE: return ">=";
+    case SHMEM_CMP_LT: return "<";
+    default: return "<=";
+    }
+}
+
+static void value_text(char *buf, size_t len, uint64_t v, int sgn)
+{
+    if (sgn)
+        snprintf(buf, len, "%" PRId64, (int64_t)v);
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+}
+
+/* The hang report's words for a wait: "for never_set == 1: it holds 0",
+ * or for a set the first element that holds the wait up. */
+static void describe_wait(const struct shmemi_waiting *rec, char *buf, size_t len)
+{
+    const struct wait_args *w = rec->what;
+    size_t elem = SHMEMI_DT_SIZE(w->dtype), first = 0, pending = 0;
+    char var[200], want[32], now[32];
+
+    for (size_t i = 0; i < w->n; i++)
+        if (eligible(w, i) && !satisfied(w, i) && !pending++)
+            first = i;
+    shmemi_describe_addr(w->ivars, var, sizeof var);
+    value_text(want, sizeof want, value_elem(w->values, w->vector ? first : 0, w->dtype), w->sgn);
+    value_text(now, sizeof now, load_elem(w->ivars, first, w->dtype), w->sgn);
+    if (w->n == 1) {
+        snprintf(buf, len, "for %s %s %s: it holds %s", var, cmp_text(w->cmp), want, now);
+        return;
+    }
+    snprintf(buf, len, "for %s of the %zu %zu-byte variables at %s to be %s %s%s: %zu not, element %zu holds %s",
+             w->mode == SHMEMI_WAIT_ALL ? "all" : w->mode == SHMEMI_WAIT_ANY ? "any" : "some", w->n, elem, var,
+             cmp_text(w->cmp), want, w->vector ? " (element i: value i)" : "", pending, first, now);
+}
+
 size_t shmemi_wait_set(enum shmemi_wait_mode mode, int blocking, int dtype, void *ivars, size_t nelems,
                        size_t *indices, const int *status, int cmp, const void *values, int vector,
                        const char *routine)
 {
-    struct wait_args w = {dtype, cmp, vector, SHMEMI_DT_CLASS(dtype) == SHMEMI_DT_SINT, ivars, values, status};
+    struct wait_args w = {dtype, cmp, vector, SHMEMI_DT_CLASS(dtype) == SHMEMI_DT_SINT, ivars, values, status,
+                          nelems, mode};
+    struct shmemi_waiting rec = {.routine = routine, .describe = describe_wait, .what = &w};
     size_t any_eligible = 0, r;
     unsigned spins = 0;
 
@@ -148,7 +199,7 @@ size_t shmemi_wait_set(enum shmemi_wait_mode mode, int blocking, int dtype, void
         else
             done = (r = poll_some(&w, nelems, indices)) != 0;
         if (done)
-            return r;
+            break;
         if (!blocking) {
             /* A test that fails is a poll of the program's own wait loop:
              * it drives a manual-progress network path as our loops do
@@ -157,6 +208,9 @@ size_t shmemi_wait_set(enum shmemi_wait_mode mode, int blocking, int dtype, void
                 shmemi_transport_test_step();
             return r;
         }
-        shmemi_backoff(&spins);
+        shmemi_backoff(&rec, &spins);
     }
+    if (spins)
+        shmemi_wait_leave(&rec);
+    return r;
 }

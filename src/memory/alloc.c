@@ -131,6 +131,16 @@ static struct block *find_used(size_t off)
     return NULL;
 }
 
+size_t shmemi_alloc_block_of(size_t off, size_t *start)
+{
+    for (struct block *b = head; b; b = b->next)
+        if (b->used && off - b->off < b->size) {
+            *start = b->off;
+            return b->size;
+        }
+    return 0;
+}
+
 size_t shmemi_alloc_size(size_t off)
 {
     struct block *b = find_used(off);

@@ -20,6 +20,8 @@ void shmemi_alloc_fini(void);
 size_t shmemi_alloc(size_t size, size_t align);
 /* Size of the live block starting at off, or 0 if there is none. */
 size_t shmemi_alloc_size(size_t off);
+/* The live block holding off: its size (0 if none) and *start. */
+size_t shmemi_alloc_block_of(size_t off, size_t *start);
 /* Free the live block at off; -1 if off is not one. */
 int shmemi_alloc_free(size_t off);
 /* Resize in place (shrink, or grow into a free successor); 0 on success. */

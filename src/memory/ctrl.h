@@ -14,6 +14,7 @@
 
 #define SHMEMI_CTRL_SIZE ((size_t)64 << 10)
 #define SHMEMI_CACHE_LINE 64
+#define SHMEMI_CTRL_PROFILE_BYTES ((size_t)32 << 10)
 
 struct shmemi_flag {
     _Alignas(SHMEMI_CACHE_LINE) uint64_t v;
@@ -26,6 +27,9 @@ struct shmemi_ctrl {
     /* Network path: never written; read by the flushes of posted puts and
      * AMOs (transport/ofi_posted.c). */
     struct shmemi_flag net_probe;
+    /* SHMEM_PROFILE: where each PE leaves its rows for PE 0 to read at
+     * finalize (api/profile.c); its pages are touched only then. */
+    _Alignas(SHMEMI_CACHE_LINE) unsigned char profile[SHMEMI_CTRL_PROFILE_BYTES];
 };
 
 _Static_assert(sizeof(struct shmemi_ctrl) <= SHMEMI_CTRL_SIZE, "control region overflows");

@@ -29,8 +29,8 @@
  * unbounded stream once stalled a threaded test for 30 s under
  * ThreadSanitizer on tcp;ofi_rxm). Not on shm even without the order:
  * there a delivery-complete non-fetching atomic frees its inject buffer
- * twice (bench/ofi_amo_repro.c), so shm without the order keeps round
- * trips, as does a provider that cannot inject 8 bytes.
+ * twice (docs/performance.md, "Platform facts"), so shm without the
+ * order keeps round trips, as does a provider that cannot inject 8 bytes.
  *
  * A non-fetching AMO to a node-local peer of a mixed job is left in flight
  * the same way, but that peer's gets are copies from its mapped memory:

@@ -18,7 +18,7 @@
  * (Not with FI_DELIVERY_COMPLETE: on shm a delivery-complete put is a
  * round trip, and a delivery-complete non-fetching atomic returns its
  * inject buffer to the pool twice and corrupts the provider:
- * bench/ofi_amo_repro.c.)
+ * docs/performance.md, "Platform facts".)
  *
  * Not every such operation is posted: the first to a PE after a flush
  * goes tracked (delivery-complete, or fetching into a discarded word),

@@ -12,6 +12,7 @@
 
 #include "base/cpu_relax.h"
 #include "base/env.h"
+#include "base/waiting.h"
 #include "transport/ofi.h"
 
 /* ---- progress and completion ---- */
@@ -206,11 +207,42 @@ void shmemi_ofi_test_step(void)
     shmemi_ofi_leave();
 }
 
+struct cntr_wait {
+    const struct shmemi_ofi_ep *e;
+    const struct shmemi_ofi_count *c;
+    int pe, last_pe;
+};
+
+/* "for 3 operations on the network path to complete, to PE 2 (host b)",
+ * with the PEs written since the last flush where they are tracked. */
+static void describe_cntr_wait(const struct shmemi_waiting *rec, char *buf, size_t len)
+{
+    const struct cntr_wait *w = rec->what;
+    uint64_t issued = __atomic_load_n(&w->c->issued, __ATOMIC_RELAXED);
+    uint64_t seen = __atomic_load_n(&w->c->seen, __ATOMIC_RELAXED);
+    int pe = w->pe >= 0 ? w->pe : w->last_pe;
+    size_t n = (size_t)snprintf(buf, len, "for %llu operation%s on the network path to complete",
+                                (unsigned long long)(issued - seen), issued - seen == 1 ? "" : "s");
+
+    if (n < len && pe >= 0)
+        n += (size_t)snprintf(buf + n, len - n, ", %s PE %d (host %s)", w->pe >= 0 ? "to" : "the last to", pe,
+                              shmemi_ofi_host(pe));
+    if (n >= len || !w->e->posted.dirty)
+        return;
+    /* Puts and AMOs posted since the last flush, peer by peer. */
+    for (int q = 0, shown = 0; q < shmemi_world.n_pes && n < len; q++)
+        if (__atomic_load_n(&w->e->posted.dirty[q >> 6], __ATOMIC_RELAXED) >> (q & 63) & 1)
+            n += (size_t)snprintf(buf + n, len - n, shown++ ? ", %d" : "; written since the last flush: PE %d",
+                                  q);
+}
+
 void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint64_t slack, int pe,
                                 const char *routine)
 {
     unsigned spins = 0;
     struct shmemi_ofi_stall st = {0, 0, e};
+    struct cntr_wait w = {e, c, pe, shmemi_ofi_last_pe};
+    struct shmemi_waiting rec = {.routine = routine, .describe = describe_cntr_wait, .what = &w};
 
     for (;;) {
         /* Reading the counter drives the progress of the endpoint it
@@ -240,9 +272,13 @@ void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count
             shmemi_ofi_progress();
             shmemi_ofi_stall_check(&st, done, pe, routine);
         }
+        if (spins == 1)
+            shmemi_wait_enter(&rec);
         if (shmemi_wait_yields(spins))
             shmemi_ofi_yield(spins);
     }
+    if (spins)
+        shmemi_wait_leave(&rec);
 }
 
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)

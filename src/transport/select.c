@@ -152,8 +152,9 @@ void shmemi_transport_release(void)
 void shmemi_fast_fill(void)
 {
     struct shmemi_fast_state *f = &shmemi_fast_v2;
-    /* Under SHMEM_DEBUG the checked out-of-line routines must run. */
-    int on = !shmemi_settings.debug;
+    /* Under SHMEM_DEBUG the checked out-of-line routines must run, and
+     * under SHMEM_PROFILE the bindings that count every call. */
+    int on = !shmemi_settings.debug && !shmemi_settings.profile.mode;
 
     f->heap_base = shmemi_map.seg_base[SHMEMI_SEG_HEAP];
     f->heap_size = on ? shmemi_map.seg_size[SHMEMI_SEG_HEAP] : 0;
@@ -167,7 +168,7 @@ void shmemi_fast_fill(void)
      * fence or quiet is a memory fence. */
     f->amo_local = !ofi_open;
     f->order_local = on && !ofi_open;
-    f->debug = shmemi_settings.debug;
+    f->debug = (shmemi_settings.debug ? SHMEMI_SLOW_DEBUG : 0) | (shmemi_settings.profile.mode ? SHMEMI_SLOW_PROFILE : 0);
     f->n_pes = shmemi_world.n_pes;
 }
 

@@ -1,0 +1,49 @@
+/*
+ * A program that hangs: PE 0 waits for a global no PE ever sets, the
+ * others wait in shmem_barrier_all for PE 0. Run with SHMEM_HANG_REPORT=2,
+ * every PE must print one line saying what it waits for (checked by the
+ * manifest's expect_stderr); a watchdog thread of PE 0 then ends the job
+ * with shmem_global_exit(3), as a user would end a hung job.
+ *
+ * With the argument "heap" PE 0 waits on a heap object instead, which the
+ * report names by its offset in its allocation and that allocation's size.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <shmem.h>
+#include <string.h>
+#include <time.h>
+
+static long never_set;
+
+static void *watchdog(void *arg)
+{
+    struct timespec t = {*(int *)arg, 0};
+
+    nanosleep(&t, NULL);
+    shmem_global_exit(3);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    static int seconds = 8;
+    pthread_t tid;
+    int provided;
+
+    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    if (shmem_my_pe() == 0) {
+        long *heap_flags = shmem_malloc(4 * sizeof(long));
+        if (pthread_create(&tid, NULL, watchdog, &seconds) != 0)
+            shmem_global_exit(2);
+        if (argc > 1 && !strcmp(argv[1], "heap"))
+            shmem_long_wait_until(&heap_flags[2], SHMEM_CMP_GT, 5);
+        else
+            shmem_long_wait_until(&never_set, SHMEM_CMP_EQ, 1);
+    } else {
+        shmem_malloc(4 * sizeof(long)); /* collective: every PE allocates */
+    }
+    shmem_barrier_all();
+    shmem_finalize();
+    return 0;
+}
