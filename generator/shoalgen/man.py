@@ -438,8 +438,9 @@ def notes(api, page):
         out.append(rtext(
             "In C, calls of the default-context forms to a PE of the same node are served inline, in the "
             "caller, by `shmem.h`, when their arguments allow it; anything else goes to the exported routine, "
-            "which makes the checks above. Compiled with `-DSHMEM_NO_INLINE`, or run with `SHMEM_DEBUG` set, "
-            "every call goes to the exported routine (where a profiling tool sees it).", params))
+            "which makes the checks above. Compiled with `-DSHMEM_NO_INLINE`, or run with `SHMEM_DEBUG` or "
+            "`SHMEM_PROFILE` set, every call goes to the exported routine (where a profiling tool sees it).",
+            params))
     if "order" in kinds:
         out.append(rtext(
             "In C, when every PE is reached through shared memory, the default-context form is a memory "
