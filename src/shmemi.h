@@ -72,6 +72,8 @@ static inline void shmemi_check_pe(const char *routine, shmem_ctx_t ctx, int pe)
     shmemi_check_ctx_pe(routine, ctx, pe);
 }
 void shmemi_check_cmp(const char *routine, int cmp);
+/* "==" for SHMEM_CMP_EQ, and so on (reports). */
+const char *shmemi_cmp_symbol(int cmp);
 void shmemi_check_sig_op(const char *routine, int sig_op);
 /* pe outside [0, size) of its team: fatal (after the init check). */
 SHMEMI_NORETURN void shmemi_fatal_pe(const char *routine, int pe, int size);

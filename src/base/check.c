@@ -49,6 +49,14 @@ void shmemi_check_cmp(const char *routine, int cmp)
         shmemi_fatal(routine, "cmp %d is not one of SHMEM_CMP_EQ, _NE, _GT, _GE, _LT, _LE", cmp);
 }
 
+const char *shmemi_cmp_symbol(int cmp)
+{
+    static const char *const symbol[] = {[SHMEM_CMP_EQ] = "==", [SHMEM_CMP_NE] = "!=", [SHMEM_CMP_GT] = ">",
+                                         [SHMEM_CMP_GE] = ">=", [SHMEM_CMP_LT] = "<", [SHMEM_CMP_LE] = "<="};
+
+    return cmp >= SHMEM_CMP_EQ && cmp <= SHMEM_CMP_LE ? symbol[cmp] : "?";
+}
+
 /* Before any data moves, so a bad call has no effect at the target. */
 void shmemi_check_sig_op(const char *routine, int sig_op)
 {

@@ -75,14 +75,12 @@ struct signal_wait {
 
 static void describe_signal_wait(const struct shmemi_waiting *rec, char *buf, size_t len)
 {
-    static const char *const cmp_text[] = {[SHMEM_CMP_EQ] = "==", [SHMEM_CMP_NE] = "!=", [SHMEM_CMP_GT] = ">",
-                                           [SHMEM_CMP_GE] = ">=", [SHMEM_CMP_LT] = "<", [SHMEM_CMP_LE] = "<="};
     const struct signal_wait *w = rec->what;
     char var[200];
 
     shmemi_describe_addr(w->sig_addr, var, sizeof var);
-    snprintf(buf, len, "for the signal %s %s %" PRIu64 ": it holds %" PRIu64, var, cmp_text[w->cmp], w->cmp_value,
-             __atomic_load_n(w->sig_addr, __ATOMIC_ACQUIRE));
+    snprintf(buf, len, "for the signal %s %s %" PRIu64 ": it holds %" PRIu64, var, shmemi_cmp_symbol(w->cmp),
+             w->cmp_value, __atomic_load_n(w->sig_addr, __ATOMIC_ACQUIRE));
 }
 
 uint64_t shmemi_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)

@@ -128,18 +128,6 @@ static size_t poll_some(const struct wait_args *w, size_t n, size_t *indices)
     return k;
 }
 
-static const char *cmp_text(int cmp)
-{
-    switch (cmp) {
-    case SHMEM_CMP_EQ: return "==";
-    case SHMEM_CMP_NE: return "!=";
-    case SHMEM_CMP_GT: return ">";
-    case SHMEM_CMP_GE: return ">=";
-    case SHMEM_CMP_LT: return "<";
-    default: return "<=";
-    }
-}
-
 static void value_text(char *buf, size_t len, uint64_t v, int sgn)
 {
     if (sgn)
@@ -163,12 +151,12 @@ static void describe_wait(const struct shmemi_waiting *rec, char *buf, size_t le
     value_text(want, sizeof want, value_elem(w->values, w->vector ? first : 0, w->dtype), w->sgn);
     value_text(now, sizeof now, load_elem(w->ivars, first, w->dtype), w->sgn);
     if (w->n == 1) {
-        snprintf(buf, len, "for %s %s %s: it holds %s", var, cmp_text(w->cmp), want, now);
+        snprintf(buf, len, "for %s %s %s: it holds %s", var, shmemi_cmp_symbol(w->cmp), want, now);
         return;
     }
     snprintf(buf, len, "for %s of the %zu %zu-byte variables at %s to be %s %s%s: %zu not, element %zu holds %s",
              w->mode == SHMEMI_WAIT_ALL ? "all" : w->mode == SHMEMI_WAIT_ANY ? "any" : "some", w->n, elem, var,
-             cmp_text(w->cmp), want, w->vector ? " (element i: value i)" : "", pending, first, now);
+             shmemi_cmp_symbol(w->cmp), want, w->vector ? " (element i: value i)" : "", pending, first, now);
 }
 
 size_t shmemi_wait_set(enum shmemi_wait_mode mode, int blocking, int dtype, void *ivars, size_t nelems,

@@ -6,15 +6,20 @@
  * with shmem_global_exit(3), as a user would end a hung job.
  *
  * With the argument "heap" PE 0 waits on a heap object instead, which the
- * report names by its offset in its allocation and that allocation's size.
+ * report names by its offset in its allocation and that allocation's size;
+ * with "signal" in shmem_signal_wait_until; with "lock" PE 0 takes a lock
+ * first and PE 1 waits for it in shmem_set_lock.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <shmem.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
 static long never_set;
+static uint64_t signal_word;
+static long lock_word;
 
 static void *watchdog(void *arg)
 {
@@ -38,10 +43,21 @@ int main(int argc, char **argv)
             shmem_global_exit(2);
         if (argc > 1 && !strcmp(argv[1], "heap"))
             shmem_long_wait_until(&heap_flags[2], SHMEM_CMP_GT, 5);
-        else
+        else if (argc > 1 && !strcmp(argv[1], "signal"))
+            shmem_signal_wait_until(&signal_word, SHMEM_CMP_GE, 3);
+        else if (argc > 1 && !strcmp(argv[1], "lock")) {
+            shmem_set_lock(&lock_word);
+            shmem_barrier_all(); /* PE 1 asks for the lock once PE 0 holds it */
+            shmem_long_wait_until(&never_set, SHMEM_CMP_EQ, 1);
+        } else
             shmem_long_wait_until(&never_set, SHMEM_CMP_EQ, 1);
     } else {
         shmem_malloc(4 * sizeof(long)); /* collective: every PE allocates */
+        if (argc > 1 && !strcmp(argv[1], "lock")) {
+            shmem_barrier_all();
+            if (shmem_my_pe() == 1)
+                shmem_set_lock(&lock_word);
+        }
     }
     shmem_barrier_all();
     shmem_finalize();
