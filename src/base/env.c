@@ -269,7 +269,7 @@ static const struct env_var env_table[] = {
     {"SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE", "512M", parse_size_field, FIELD(symmetric_size),
      "a non-negative number (integer or decimal) with an optional k/K, m/M, g/G or t/T suffix "
      "(powers of 1024), e.g. 1048576, 512M, 1.5G",
-     "symmetric heap size per PE"},
+     "symmetric heap size per PE (alike on every PE)"},
     {"SHMEM_DEBUG", "SMA_DEBUG", "0", parse_flag, FIELD(debug), FLAG_FORMS,
      "check arguments of every call (symmetric addresses, alignment, comparisons); "
      "turns off the inline fast paths"},
@@ -284,7 +284,8 @@ static const struct env_var env_table[] = {
      "a flag (" FLAG_FORMS "), or a file name with a '.' or '/' in it, e.g. prof.csv",
      "at finalize, PE 0 reports every routine the program called, with its calls, bytes moved, time "
      "inside and time waiting, each as the total and min/median/max over PEs (on: a table on stderr; a "
-     "file name: CSV there, one row per PE and routine); turns off the inline fast paths"},
+     "file name: CSV there, one row per PE and routine); turns off the inline fast paths; on or off alike on "
+     "every PE"},
     {"SHMEM_HANG_REPORT", NULL, "300", parse_seconds, FIELD(hang_report_s),
      "a non-negative number of seconds, or off (0 is off too)",
      "a blocking call that has waited this long prints one line on stderr saying what it waits for "

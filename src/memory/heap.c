@@ -7,6 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/env.h"
+#include "base/profile.h"
 #include "bootstrap/bootstrap.h"
 #include "memory/ctrl.h"
 #include "memory/heap.h"
@@ -17,8 +19,10 @@
 struct seg_card {
     char heap_name[SHMEMI_SEG_NAME_MAX];
     char data_name[SHMEMI_SEG_NAME_MAX];
-    uint64_t heap_size; /* whole segment, control region included */
+    uint64_t symmetric_size; /* SHMEM_SYMMETRIC_SIZE */
+    uint64_t heap_size;      /* whole segment, control region included */
     uint64_t data_size; /* 0 when globals are not exposed */
+    uint32_t profiling; /* SHMEM_PROFILE on: its report at finalize is collective */
 };
 
 #define CARD_KEY "shoal.segments"
@@ -92,6 +96,24 @@ static char **peer_array(int n, const char *routine)
     return a;
 }
 
+/* Settings every PE must share, or the job would hang or misread memory
+ * later; checked against each node-local peer and against PE 0. */
+static void check_alike(const struct seg_card *mine, const struct seg_card *theirs, int pe, const char *routine)
+{
+    if (theirs->symmetric_size != mine->symmetric_size)
+        shmemi_fatal(routine, "SHMEM_SYMMETRIC_SIZE is %llu bytes on PE %d and %llu on this PE: "
+                     "set it alike on every PE", (unsigned long long)theirs->symmetric_size, pe,
+                     (unsigned long long)mine->symmetric_size);
+    if (theirs->heap_size != mine->heap_size)
+        shmemi_fatal(routine, "PE %d's symmetric segment has %llu bytes, this PE's %llu: "
+                     "set SHMEM_SYMMETRIC_SIZE and SHMEM_TEAM_POOL_SIZE alike on every PE", pe,
+                     (unsigned long long)theirs->heap_size, (unsigned long long)mine->heap_size);
+    if (theirs->profiling != mine->profiling)
+        shmemi_fatal(routine, "SHMEM_PROFILE is %s on PE %d and %s on this PE: set it alike on every PE "
+                     "(its report at shmem_finalize takes every PE)", theirs->profiling ? "on" : "off", pe,
+                     mine->profiling ? "on" : "off");
+}
+
 void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *routine)
 {
     struct shmemi_world *w = &shmemi_world;
@@ -99,8 +121,10 @@ void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *rou
 
     memcpy(mine.heap_name, shmemi_map.heap_seg.name, SHMEMI_SEG_NAME_MAX);
     memcpy(mine.data_name, shmemi_map.data_seg.name, SHMEMI_SEG_NAME_MAX);
+    mine.symmetric_size = shmemi_settings.symmetric_size;
     mine.heap_size = shmemi_map.heap_seg.size;
     mine.data_size = shmemi_map.seg_size[SHMEMI_SEG_DATA];
+    mine.profiling = shmemi_settings.profile.mode != SHMEMI_PROF_OFF;
     shmemi_boot_put(CARD_KEY, &mine, sizeof mine, routine);
     shmemi_boot_exchange(routine);
     shmemi_init_phase("pmix_fence");
@@ -117,10 +141,7 @@ void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *rou
             data = (char *)shmemi_map.seg_base[SHMEMI_SEG_DATA];
         } else {
             shmemi_boot_get(pe, CARD_KEY, &theirs, sizeof theirs, routine);
-            if (theirs.heap_size != mine.heap_size)
-                shmemi_fatal(routine, "PE %d has a %llu-byte symmetric heap, this PE %llu: "
-                             "set SHMEM_SYMMETRIC_SIZE alike on every PE", pe,
-                             (unsigned long long)theirs.heap_size, (unsigned long long)mine.heap_size);
+            check_alike(&mine, &theirs, pe, routine);
             heap = shmemi_segment_attach(theirs.heap_name, theirs.heap_size, pe, routine);
             /* Globals are symmetric only between copies of one program. */
             if (mine.data_size && theirs.data_size == mine.data_size)
@@ -129,6 +150,12 @@ void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *rou
         shmemi_map.peer_base[SHMEMI_SEG_CTRL][pe] = heap;
         shmemi_map.peer_base[SHMEMI_SEG_HEAP][pe] = heap + SHMEMI_CTRL_SIZE;
         shmemi_map.peer_base[SHMEMI_SEG_DATA][pe] = data;
+    }
+    /* Every PE is compared with PE 0 as well: above when it shares the
+     * node (local_pes is ascending), here when it does not. */
+    if (bi->local_pes[0] != 0) {
+        shmemi_boot_get(0, CARD_KEY, &theirs, sizeof theirs, routine);
+        check_alike(&mine, &theirs, 0, routine);
     }
 }
 
