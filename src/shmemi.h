@@ -57,6 +57,15 @@ enum shmemi_wait_mode {
  * base/check.c, team/check.c (handles), memory/check.c (addresses) ---- */
 SHMEMI_NORETURN SHMEMI_PRINTF(2, 3) void shmemi_fatal(const char *routine, const char *fmt, ...);
 SHMEMI_PRINTF(2, 3) void shmemi_warn(const char *routine, const char *fmt, ...);
+/* The name the program called, when that is not the C routine which
+ * reports: a Fortran wrapper (SHMEM_INT4_WAIT_UNTIL) sets it around the C
+ * routine it calls (shmem_int32_wait_until), and errors and the hang
+ * report print it instead. NULL outside a wrapper. */
+extern _Thread_local __attribute__((tls_model("initial-exec"), visibility("hidden"))) const char *shmemi_called_as;
+static inline const char *shmemi_as_called(const char *routine)
+{
+    return shmemi_called_as ? shmemi_called_as : routine;
+}
 
 /* Always-on, cheap: initialised, PE in range of the context's team. */
 void shmemi_check_init(const char *routine);

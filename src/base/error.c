@@ -12,6 +12,9 @@
 #include "base/abort.h"
 #include "base/cleanup.h"
 #include "base/world.h"
+#include "shmemi.h"
+
+_Thread_local __attribute__((tls_model("initial-exec"))) const char *shmemi_called_as;
 
 /* Format the line into one buffer and write it with one write(2), so
  * lines from several PEs never interleave. */
@@ -20,6 +23,7 @@ static void emit(const char *routine, const char *fmt, va_list ap)
     char line[1024];
     int n;
 
+    routine = shmemi_as_called(routine);
     if (shmemi_world.my_pe >= 0)
         n = snprintf(line, sizeof line, "shoal: PE %d: %s: ", shmemi_world.my_pe, routine);
     else

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shmemi.h"
 #include "base/env.h"
 #include "base/waiting.h"
 #include "base/world.h"
@@ -73,7 +74,7 @@ static void report(const struct shmemi_waiting *w, const struct shmemi_wait_slot
     if (s->index > 0)
         snprintf(thread, sizeof thread, " (thread %d)", s->index);
     n = snprintf(line, sizeof line, "shoal: PE %d%s: %s: %s has waited %.1f s ", shmemi_world.my_pe, thread, why,
-                 w->routine, waited);
+                 shmemi_as_called(w->routine), waited);
     if (n < 0 || (size_t)n >= sizeof line - 2)
         n = 0;
     w->describe(w, line + n, sizeof line - (size_t)n - 1);
