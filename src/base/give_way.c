@@ -14,7 +14,7 @@ void shmemi_give_way(unsigned yields)
     struct shmemi_wait_slot *s = shmemi_wait_slot_mine;
 
     if (s && s->now)
-        shmemi_wait_tick(yields % SHMEMI_NAP_EVERY == 0);
+        shmemi_wait_tick();
     if (yields % SHMEMI_NAP_EVERY) {
         sched_yield();
         return;

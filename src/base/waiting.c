@@ -84,7 +84,7 @@ static void report(const struct shmemi_waiting *w, const struct shmemi_wait_slot
         return;
 }
 
-void shmemi_wait_tick(int nap)
+void shmemi_wait_tick(void)
 {
     struct shmemi_wait_slot *s = shmemi_wait_slot_mine;
     struct shmemi_waiting *w = s->now;
@@ -99,7 +99,7 @@ void shmemi_wait_tick(int nap)
         s->seen = asked;
         report(w, s, shmemi_now_ns(), "SIGUSR1");
     }
-    if (!nap || after <= 0)
+    if (after <= 0)
         return;
     uint64_t now = shmemi_now_ns();
     if (!w->report_ns)
