@@ -95,6 +95,7 @@ static void print_banner(void)
         printf("Node: %d PE%s on %ld CPU%s%s\n", shmemi_world.n_local_all, shmemi_world.n_local_all == 1 ? "" : "s",
                node_cpus, node_cpus == 1 ? "" : "s",
                shmemi_world.oversubscribed ? ": oversubscribed, a waiting PE yields its CPU at once" : "");
+        printf("Bootstrap: %s\n", shmemi_boot_name());
         shmemi_env_print(stdout);
     }
     fflush(stdout);

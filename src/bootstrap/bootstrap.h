@@ -1,9 +1,10 @@
 /*
  * bootstrap/bootstrap.h — start-up services from the launcher: who we
  * are, who shares our node, a key/value exchange, and job abort (a hook
- * it registers with base/abort.h while PMIx is up). The only code that
- * talks to PMIx lives behind this interface; without a PMIx server the
- * job is a singleton (one PE) served from a local table.
+ * it registers with base/abort.h while the launcher is reachable). The
+ * only code that talks to PMIx, PMI-2 or PMI-1 lives behind this
+ * interface (bootstrap.c chooses); without a launcher the job is a
+ * singleton (one PE) served from a local table.
  */
 #ifndef SHMEMI_BOOTSTRAP_H
 #define SHMEMI_BOOTSTRAP_H
@@ -35,6 +36,13 @@ size_t shmemi_boot_get_var(int pe, const char *key, void *data, size_t max, cons
  * node in the launcher's store, none of ours per PE); "?" if unknown.
  * For error messages: it costs a lookup. */
 void shmemi_boot_hostname(int pe, char *out, size_t len);
+
+/* The protocol this run uses, for SHMEM_INFO: "PMIx", "PMI-2 (libpmi2.so.0)",
+ * "PMI-1", "singleton (no launcher)"; "none" before shmemi_boot_init. */
+const char *shmemi_boot_name(void);
+/* What shmemi_boot_init would choose here, by the environment alone
+ * (shoal-info). */
+const char *shmemi_boot_expected(void);
 
 /* SHMEM_VIRTUAL_NODES: keep in local_pes only the PEs of this PE's
  * group among k contiguous groups (k <= 1: no change). */

@@ -1,23 +1,21 @@
 /*
- * bootstrap/pmix.c — the bootstrap over PMIx, with a singleton fallback.
- * Every PMIx call is checked and reported with PMIx_Error_string.
+ * bootstrap/pmix.c — the bootstrap over PMIx (Open MPI's mpirun, PRRTE,
+ * srun --mpi=pmix). Every PMIx call is checked and reported with
+ * PMIx_Error_string.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <pmix.h>
 
 #include "base/abort.h"
-#include "bootstrap/bootstrap.h"
+#include "bootstrap/backend.h"
 #include "shmemi.h"
 
 static struct {
     int active;        /* PMIx_Init succeeded and not finalized */
     pmix_proc_t me;
-    /* singleton key store: one PE, so one value per key */
-    struct { char key[32]; void *data; size_t len; } local[8];
 } boot;
 
 #define PMIX_CHECK(call, routine)                                                            \
@@ -99,17 +97,6 @@ static void get_local_peers(struct shmemi_boot_info *bi, const char *routine)
         }
 }
 
-static void init_singleton(struct shmemi_boot_info *bi, const char *routine)
-{
-    bi->rank = 0;
-    bi->size = 1;
-    bi->singleton = 1;
-    bi->n_local = 1;
-    bi->local_pes = calloc(1, sizeof(int));
-    if (!bi->local_pes)
-        shmemi_fatal(routine, "out of memory");
-}
-
 /* The abort hook (base/abort.h): registered while PMIx is up. */
 static void boot_abort(int status, const char *msg)
 {
@@ -119,21 +106,12 @@ static void boot_abort(int status, const char *msg)
     PMIx_Abort(status, msg, NULL, 0);
 }
 
-void shmemi_boot_init(struct shmemi_boot_info *bi, const char *routine)
+int shmemi_pmix_init(struct shmemi_boot_info *bi, const char *routine)
 {
-    pmix_status_t rc;
+    pmix_status_t rc = PMIx_Init(&boot.me, NULL, 0);
 
-    memset(bi, 0, sizeof *bi);
-    /* No server advertised: a plain ./prog run is a one-PE job. */
-    if (!getenv("PMIX_NAMESPACE") || !getenv("PMIX_RANK")) {
-        init_singleton(bi, routine);
-        return;
-    }
-    rc = PMIx_Init(&boot.me, NULL, 0);
-    if (rc == PMIX_ERR_UNREACH) {
-        init_singleton(bi, routine);
-        return;
-    }
+    if (rc == PMIX_ERR_UNREACH)
+        return -1;
     if (rc != PMIX_SUCCESS)
         shmemi_fatal(routine, "PMIx_Init failed: %s", PMIx_Error_string(rc));
     boot.active = 1;
@@ -143,17 +121,11 @@ void shmemi_boot_init(struct shmemi_boot_info *bi, const char *routine)
     if (bi->size < 1 || bi->rank >= bi->size)
         shmemi_fatal(routine, "PMIx reports rank %d of a job of %d", bi->rank, bi->size);
     get_local_peers(bi, routine);
+    return 0;
 }
 
-void shmemi_boot_fini(struct shmemi_boot_info *bi)
+void shmemi_pmix_fini(void)
 {
-    free(bi->local_pes);
-    bi->local_pes = NULL;
-    for (size_t i = 0; i < sizeof boot.local / sizeof boot.local[0]; i++) {
-        free(boot.local[i].data);
-        boot.local[i].data = NULL;
-        boot.local[i].key[0] = '\0';
-    }
     if (boot.active) {
         shmemi_abort_hook_set(NULL);
         boot.active = 0;
@@ -165,19 +137,6 @@ static void boot_put(pmix_scope_t scope, const char *key, const void *data, size
 {
     pmix_value_t v;
 
-    if (!boot.active) {
-        for (size_t i = 0; i < sizeof boot.local / sizeof boot.local[0]; i++)
-            if (!boot.local[i].key[0]) {
-                boot.local[i].data = malloc(len);
-                if (!boot.local[i].data)
-                    shmemi_fatal(routine, "out of memory");
-                memcpy(boot.local[i].data, data, len);
-                boot.local[i].len = len;
-                snprintf(boot.local[i].key, sizeof boot.local[i].key, "%s", key);
-                return;
-            }
-        shmemi_fatal(routine, "singleton key store full");
-    }
     PMIX_VALUE_CONSTRUCT(&v);
     v.type = PMIX_BYTE_OBJECT;
     v.data.bo.bytes = (char *)data;
@@ -185,24 +144,18 @@ static void boot_put(pmix_scope_t scope, const char *key, const void *data, size
     PMIX_CHECK(PMIx_Put(scope, key, &v), routine);
 }
 
-void shmemi_boot_put(const char *key, const void *data, size_t len, const char *routine)
+void shmemi_pmix_put(int node_only, const char *key, const void *data, size_t len, const char *routine)
 {
-    /* GLOBAL so a later network path can read it from other nodes. */
-    boot_put(PMIX_GLOBAL, key, data, len, routine);
+    /* GLOBAL so a later network path can read it from other nodes;
+     * LOCAL: no copy in other nodes' stores. */
+    boot_put(node_only ? PMIX_LOCAL : PMIX_GLOBAL, key, data, len, routine);
 }
 
-void shmemi_boot_put_node(const char *key, const void *data, size_t len, const char *routine)
-{
-    boot_put(PMIX_LOCAL, key, data, len, routine);
-}
-
-void shmemi_boot_exchange(const char *routine)
+void shmemi_pmix_exchange(const char *routine)
 {
     pmix_info_t info;
     bool collect = true;
 
-    if (!boot.active)
-        return;
     PMIX_CHECK(PMIx_Commit(), routine);
     PMIX_INFO_CONSTRUCT(&info);
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
@@ -210,22 +163,13 @@ void shmemi_boot_exchange(const char *routine)
     PMIX_INFO_DESTRUCT(&info);
 }
 
-/* One PE's blob of at most `max` bytes; returns its length. */
-size_t shmemi_boot_get_var(int pe, const char *key, void *data, size_t max, const char *routine)
+size_t shmemi_pmix_get_var(int pe, const char *key, void *data, size_t max, const char *routine)
 {
     pmix_proc_t p;
     pmix_value_t *v = NULL;
     pmix_status_t rc;
     size_t len;
 
-    if (!boot.active) {
-        for (size_t i = 0; i < sizeof boot.local / sizeof boot.local[0]; i++)
-            if (!strcmp(boot.local[i].key, key) && boot.local[i].len <= max) {
-                memcpy(data, boot.local[i].data, boot.local[i].len);
-                return boot.local[i].len;
-            }
-        shmemi_fatal(routine, "bootstrap key %s not found", key);
-    }
     PMIX_PROC_CONSTRUCT(&p);
     memcpy(p.nspace, boot.me.nspace, sizeof p.nspace);
     p.rank = (pmix_rank_t)pe;
@@ -241,24 +185,12 @@ size_t shmemi_boot_get_var(int pe, const char *key, void *data, size_t max, cons
     return len;
 }
 
-void shmemi_boot_get(int pe, const char *key, void *data, size_t len, const char *routine)
-{
-    if (shmemi_boot_get_var(pe, key, data, len, routine) != len)
-        shmemi_fatal(routine, "bootstrap key %s from PE %d: not %zu bytes", key, pe, len);
-}
-
-void shmemi_boot_hostname(int pe, char *out, size_t len)
+void shmemi_pmix_hostname(int pe, char *out, size_t len)
 {
     pmix_proc_t p;
     pmix_value_t *v = NULL;
 
     snprintf(out, len, "?");
-    if (!boot.active) {
-        if (gethostname(out, len - 1) != 0)
-            snprintf(out, len, "?");
-        out[len - 1] = '\0';
-        return;
-    }
     PMIX_PROC_CONSTRUCT(&p);
     memcpy(p.nspace, boot.me.nspace, sizeof p.nspace);
     p.rank = (pmix_rank_t)pe;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "bootstrap/bootstrap.h"
 #include "transport/ofi.h"
 #include "shmem.h"
 
@@ -85,7 +86,9 @@ int main(int argc, char **argv)
     printf("  node-local  shm (shared mappings of heap and global data; CPU atomics when every peer is\n"
            "              node-local)\n");
     printf("  network     libfabric (SHMEM_TRANSPORT; provider atomics for every AMO once any peer is remote)\n");
-    printf("  bootstrap   PMIx (singleton when no PMIx server is present)\n");
+    printf("  bootstrap   PMIx, PMI-2 (libpmi2, loaded at run time), PMI-1 (mpiexec.hydra, Flux), or singleton,\n"
+           "              chosen from the launcher's environment; here: %s\n",
+           shmemi_boot_expected());
     shmemi_env_load("shoal-info");
     shmemi_ofi_print_providers(stdout);
     shmemi_env_print(stdout);
