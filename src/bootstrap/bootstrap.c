@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
 #include "bootstrap/backend.h"
 #include "shmemi.h"
 
@@ -80,8 +81,10 @@ static void init_singleton(struct shmemi_boot_info *bi, const char *why, const c
 
     who = orphaned_launcher(&n, &lead, &fix);
     if (who) {
-        if (!lead)
-            _exit(1); /* the lead process prints the line */
+        if (!lead) { /* the lead process prints the line */
+            shmemi_cleanup_run();
+            _exit(1);
+        }
         shmemi_fatal(routine, "%s started %ld processes, but no PMI answers%s%s%s, so each would be a job of one PE: %s",
                      who, n, *why ? " (" : "", why, *why ? ")" : "", fix);
     }

@@ -10,7 +10,7 @@ static const char hex_digits[] = "0123456789abcdef";
 
 size_t shmemi_kvs_per_chunk(size_t vallen)
 {
-    return vallen > SHMEMI_KVS_HEAD + 2 ? (vallen - SHMEMI_KVS_HEAD) / 2 : 0;
+    return vallen >= SHMEMI_KVS_HEAD + 2 ? (vallen - SHMEMI_KVS_HEAD) / 2 : 0;
 }
 
 size_t shmemi_kvs_chunks(size_t len, size_t per)
