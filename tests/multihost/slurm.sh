@@ -26,6 +26,8 @@
 #     whole ring and the launcher line.
 #  4. lost link: link_loss.c under srun (as in run.sh): the job must end with
 #     a line naming the routine, a peer on hostB and its host.
+#  5. PMI-2: tests/pmi_subset.regex under srun --mpi=pmi2, the ring under it,
+#     and srun with no --mpi (MpiDefault=none): one error line, nonzero.
 #
 #  --suite-only runs step 1 alone (with --suite-filter: one test, again and
 #     again, without the minutes of the other steps).
@@ -41,7 +43,7 @@
 # file removed on every exit path. The last line is "N passed, M failed".
 set -u
 
-usage() { sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; }
 
 build=""
 suite_filter=""
@@ -312,6 +314,54 @@ if [ $run_link = 1 ] && link_loss_build; then
         link_case "$1" "$2" " [slurm]" "srun" env SLURM_CONF="$SLURM_CONF" \
             srun --mpi=pmix -N 2 -n 4 --ntasks-per-node=2
     done
+fi
+
+# ---- 5. srun --mpi=pmi2 (Slurm's libpmi2), and srun with no PMI ----
+# The subset of tests/pmi_subset.regex (as the hydra stage) under PMI-2,
+# placed 2+1 and 2+2, but for shmem_global_exit's status: PMI2_Abort has
+# slurmstepd SIGKILL the step, so srun reports 137, not the status; the ring under PMI-2 saying so (SHMEM_INFO); and
+# the ring under srun without --mpi, which on this cluster (MpiDefault=none)
+# gives the PEs no PMI: one line naming srun and the fix, a nonzero exit,
+# no output from a PE.
+pmi_ring_case() { # pmi_ring_case LABEL srun-options...
+    local label=$1 status problems
+    shift
+    on_host "$pida" timeout -s KILL 60 env SHMEM_INFO=1 srun "$@" -N 2 -n 4 --ntasks-per-node=2 "$work/ring" \
+        >"$work/out" 2>"$work/err"
+    status=$?
+    if [ "${1:-}" = --mpi=pmi2 ]; then
+        problems=$(ring_checked "$work/out")
+        [ $status = 0 ] || problems+="${problems:+; }exit status $status"
+        grep -q '^Bootstrap: PMI-2 (libpmi2.so.0)$' "$work/out" || problems+="${problems:+; }no 'Bootstrap: PMI-2 (libpmi2.so.0)' line"
+    else
+        problems=""
+        [ $status != 0 ] || problems+="; exit status 0"
+        [ ! -s "$work/out" ] || problems+="; stdout not empty: $(head -n 2 "$work/out" | tr '\n' ' ')"
+        [ "$(grep -c '^shoal: ' "$work/err")" = 1 ] || problems+="; not one shoal: line"
+        grep -Eq '^shoal: PE \?: shmem_init: srun started 4 processes, but no PMI answers, .*: run srun --mpi=pmix or srun --mpi=pmi2$' \
+            "$work/err" || problems+="; no line naming srun and the fix"
+        problems=${problems#; }
+    fi
+    if [ -z "$problems" ]; then
+        pass "$label"
+    else
+        fail "$label" "$problems"
+        sed 's/^/    | /' "$work/err" | tail -n 8
+    fi
+}
+if [ $run_rest = 1 ]; then
+    if [ $run_suite = 1 ]; then
+        count_suite " [slurm-pmi2]" on_host "$pida" env OSHRUN_LAUNCHER="srun --mpi=pmi2 -N 2 --overlap" \
+            salloc --quiet -N 2 --ntasks-per-node=2 env -u SLURM_NTASKS_PER_NODE \
+            python3 "$src/tests/run_tests.py" "$build" --only generated,manual \
+            --filter "^(?!manual/global_exit_ends_all_pes )$(cut -c2- "$src/tests/pmi_subset.regex")" --timeout-scale "$scale" --label-suffix " [slurm-pmi2]"
+        cluster_settle
+    fi
+    if [ -x "$work/ring" ] || ring_build; then
+        pmi_ring_case "slurm/srun --mpi=pmi2 ring np=4" --mpi=pmi2
+        pmi_ring_case "slurm/srun without --mpi (MpiDefault=none) is one error line np=4"
+        cluster_settle
+    fi
 fi
 
 # ---- other programs, given with --also ----
