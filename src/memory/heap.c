@@ -60,11 +60,29 @@ static size_t heap_base_alignment(size_t user_size)
 static void *reserve_aligned(size_t len, size_t lead, size_t align, const char *routine)
 {
     size_t span = len + align;
-    char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    char *start, *end;
+    char *r, *start, *end;
+
+    /* First without the slack, which under ulimit -v may not fit: where
+     * the kernel put `len`, the aligned start just below is likely free
+     * too (mappings are placed top-down). */
+    r = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r != MAP_FAILED) {
+        munmap(r, len);
+        start = (char *)((((uintptr_t)r + lead) & ~(uintptr_t)(align - 1)) - lead);
+        if ((uintptr_t)start + lead >= (uintptr_t)lead) {
+            char *q = mmap(start, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+                           -1, 0);
+            if (q == start)
+                return start;
+            if (q != MAP_FAILED) /* a kernel before 4.17 took it as a hint */
+                munmap(q, len);
+        }
+    }
+    r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
     if (r == MAP_FAILED)
-        shmemi_fatal(routine, "cannot reserve %zu bytes of address space for the symmetric heap", span);
+        shmemi_fatal(routine, "cannot reserve %zu bytes of address space for the symmetric heap: %s%s", span,
+                     strerror(errno), shmemi_address_limit_hint(errno));
     start = (char *)((((uintptr_t)r + lead + align - 1) & ~(uintptr_t)(align - 1)) - lead);
     end = start + len;
     if (start > r)
