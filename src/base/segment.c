@@ -67,6 +67,8 @@ static int memfd_for_peers(void)
 {
     static int usable = -1;
     struct stat st;
+    char self[32], mine[32];
+    ssize_t n;
     int fd, again;
 
     if (usable == 0)
@@ -75,7 +77,12 @@ static int memfd_for_peers(void)
     if (fd < 0 || usable == 1)
         return fd;
     usable = 0;
-    if (prctl(PR_GET_DUMPABLE) != 1 || fstat(fd, &st) != 0 ||
+    /* /proc/self names this process only when /proc is our pid
+     * namespace's; otherwise /proc/<getpid()> is someone else. */
+    n = readlink("/proc/self", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    snprintf(mine, sizeof mine, "%d", (int)getpid());
+    if (strcmp(self, mine) || prctl(PR_GET_DUMPABLE) != 1 || fstat(fd, &st) != 0 ||
         (again = open_through_proc(getpid(), fd, (uint64_t)st.st_ino, (uint64_t)st.st_dev)) < 0) {
         close(fd);
         return -1;
