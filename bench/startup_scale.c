@@ -6,13 +6,14 @@
  * Each PE times shmem_init, its first fetch-add to PE 0 and 20
  * barrier_all, and after init reads /proc/self/smaps, summing Rss and Pss
  * per class of mapping:
- *   sym_own    this PE's symmetric segments (/dev/shm/shoal-*, its own pid's)
+ *   sym_own    this PE's symmetric segments (/dev/shm/shoal-* or memfd:shoal)
  *   sym_peers  other PEs' symmetric segments mapped here (node-local path)
  *   prov_shm   other /dev/shm files (libfabric shm provider's buffers)
  *   heap       [heap] (malloc's arena)
  *   anon       anonymous mappings (large mallocs, provider pools, stacks)
  *   libs       file-backed mappings (shared libraries' data and text)
- * plus malloc's in-use bytes (mallinfo2) grown by shmem_init. PE 0 gathers
+ * plus malloc's in-use bytes (mallinfo2) grown by shmem_init and the
+ * address space in use right after it (VmSize). PE 0 gathers
  * everything and prints one JSON line per figure: the mean and the max over
  * PEs. Symmetric segments are told apart by address (they are the only
  * /dev/shm/shoal-* mappings; this PE's own heap holds the pointer that
@@ -29,10 +30,26 @@
 #include <shmem.h>
 
 enum { T_INIT, T_AMO, T_BARRIER20, M_SYM_OWN, M_SYM_PEERS, M_PROV_SHM, M_HEAP, M_ANON, M_LIBS, M_PSS_TOTAL,
-       M_RSS_TOTAL, M_MALLOC, M_MAPS, N_FIG };
+       M_RSS_TOTAL, M_MALLOC, M_MAPS, M_VSIZE, N_FIG };
 static const char *const fig_name[N_FIG] = {
     "init_s", "first_amo_s", "barrier20_s", "sym_own_pss_kB", "sym_peers_pss_kB", "prov_shm_pss_kB", "heap_pss_kB",
-    "anon_pss_kB", "libs_pss_kB", "pss_total_kB", "rss_total_kB", "malloc_init_kB", "maps"};
+    "anon_pss_kB", "libs_pss_kB", "pss_total_kB", "rss_total_kB", "malloc_init_kB", "maps", "vsize_init_kB"};
+
+/* Address space in use (VmSize), in kB: what ulimit -v bounds. */
+static double vsize_kb(void)
+{
+    char line[256];
+    double kb = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmSize:", 7))
+            kb = atof(line + 7);
+    fclose(f);
+    return kb;
+}
 
 /* Sum Pss (and Rss) of each class of mapping. `own` is an address inside
  * this PE's symmetric heap. */
@@ -55,7 +72,7 @@ static void smaps(double *fig, uintptr_t own)
             lo = a;
             hi = b;
             fig[M_MAPS] += 1;
-            if (!strncmp(path, "/dev/shm/shoal-", 15))
+            if (!strncmp(path, "/dev/shm/shoal-", 15) || !strncmp(path, "/memfd:shoal", 12))
                 cls = (own >= lo && own < hi) ? M_SYM_OWN : M_SYM_PEERS;
             else if (!strncmp(path, "/dev/shm/", 9))
                 cls = M_PROV_SHM;
@@ -100,6 +117,7 @@ int main(int argc, char **argv)
     shmem_init();
     t1 = bench_now_ns();
     fig[T_INIT] = (t1 - t0) / 1e9;
+    fig[M_VSIZE] = vsize_kb();
     fig[M_MALLOC] = (double)(mallinfo2().uordblks + mallinfo2().hblkhd - before) / 1024;
     me = shmem_my_pe();
     npes = shmem_n_pes();

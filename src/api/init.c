@@ -24,6 +24,7 @@
 #include "coll/barrier.h"
 #include "coll/group.h"
 #include "memory/alloc.h"
+#include "memory/ctrl.h"
 #include "memory/heap.h"
 #include "memory/map.h"
 #include "base/world.h"
@@ -143,13 +144,14 @@ static void world_up(const char *routine)
     w->n_local = bi->n_local;
     shmemi_team_setup(bi, routine);
 
-    /* The team pool (sync blocks of teams) sits after the user heap; room
-     * for the three predefined teams at least. */
+    /* The team pool (sync blocks of teams) follows the control region, in
+     * its segment (SHMEMI_SEG_CTRL); room for the three predefined teams
+     * at least. */
     pool = shmemi_team_pool_bytes(3 * team_block_bytes(1 << 30));
-    shmemi_heap_create(shmemi_settings.symmetric_size + pool, routine);
-    if (shmemi_alloc_init(shmemi_map.seg_size[SHMEMI_SEG_HEAP] - pool) != 0)
+    shmemi_heap_create(shmemi_settings.symmetric_size, pool, routine);
+    if (shmemi_alloc_init(shmemi_map.seg_size[SHMEMI_SEG_HEAP]) != 0)
         shmemi_fatal(routine, "out of memory");
-    shmemi_team_pool_setup(shmemi_map.seg_size[SHMEMI_SEG_HEAP] - pool, pool, team_block_bytes, routine);
+    shmemi_team_pool_setup(SHMEMI_CTRL_SIZE, pool, team_block_bytes, routine);
     shmemi_init_phase("teams_heap");
     /* Opens libfabric when some peer needs it; its card rides on the
      * segment exchange's fence. */
@@ -162,10 +164,10 @@ static void world_up(const char *routine)
     shmemi_init_phase("map_peers");
     shmemi_transport_select(routine);
     shmemi_init_phase("peer_table");
-    /* Once every PE has mapped every segment, the names can go. */
+    /* Once every PE has opened every segment, what let them can go. */
     shmemi_barrier_team(&shmemi_team_world, routine);
     shmemi_init_phase("barrier");
-    shmemi_segments_unlink();
+    shmemi_segments_seal();
     shmemi_fast_fill();
     shmemi_transport_start();
     shmemi_init_phase("start");

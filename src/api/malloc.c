@@ -8,7 +8,9 @@
 
 #include "base/env.h"
 #include "memory/alloc.h"
+#include "memory/heap.h"
 #include "memory/map.h"
+#include "transport/transport.h"
 #include "base/world.h"
 #include "shmemi.h"
 
@@ -26,6 +28,15 @@ static size_t ptr_to_offset(const char *routine, const void *ptr)
         shmemi_fatal(routine, "ptr %p was not returned by a symmetric allocation routine "
                      "(or was already freed)", ptr);
     return o;
+}
+
+/* The block [off, off + size) is taken: back it and let node-local peers
+ * map it, before anyone may touch it (every PE gets here with the same
+ * block, so the high-water mark stays symmetric without a message). */
+static void reach(size_t off, size_t size, const char *routine)
+{
+    if (shmemi_heap_reach(off + size, routine))
+        shmemi_transport_rebase();
 }
 
 /* One line, once per job (PE 0), since every PE fails alike. */
@@ -49,6 +60,7 @@ static void *sym_alloc(const char *routine, size_t size, size_t align, int zero,
     if (off == SHMEMI_ALLOC_FAILED)
         warn_exhausted(routine, size);
     else {
+        reach(off, size, routine);
         p = offset_to_ptr(off);
         if (zero)
             memset(p, 0, size);
@@ -69,9 +81,10 @@ void *shmemi_malloc_with_hints(size_t size, long hints)
      * by node-local peers, registered once with libfabric), so every hint
      * value is accepted. SHMEMX_MALLOC_NO_BARRIER drops the closing
      * barrier: the allocator is private to each PE and deterministic, so
-     * every PE still gets the same offset, and the heap is mapped and
-     * registered in whole, so a peer's early write lands in the block
-     * before its owner allocates it (malloc does not clear it). */
+     * every PE still gets the same offset, and each maps the block on
+     * its peers before it returns (shmemi_heap_reach), so a peer's early
+     * write lands in the block before its owner allocates it (malloc does
+     * not clear it). */
     return sym_alloc("shmem_malloc_with_hints", size, SHMEMI_ALLOC_MIN_ALIGN, 0, hints);
 }
 
@@ -130,6 +143,7 @@ void *shmemi_realloc(void *ptr, size_t size)
     off = ptr_to_offset(routine, ptr);
     old = shmemi_alloc_size(off);
     if (shmemi_alloc_resize(off, size) == 0) {
+        reach(off, size, routine);
         p = ptr;
     } else {
         noff = shmemi_alloc(size, SHMEMI_ALLOC_MIN_ALIGN);
@@ -137,6 +151,7 @@ void *shmemi_realloc(void *ptr, size_t size)
             warn_exhausted(routine, size);
             p = NULL; /* the old block stays valid */
         } else {
+            reach(noff, size, routine);
             p = offset_to_ptr(noff);
             memcpy(p, ptr, old < size ? old : size);
             shmemi_alloc_free(off);

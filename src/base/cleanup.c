@@ -15,7 +15,8 @@
 #include "base/cleanup.h"
 #include "base/world.h"
 
-/* Heap + data segments, and libfabric shm regions (one per endpoint). */
+/* libfabric shm regions (one per endpoint), and heap + data segments on
+ * the /dev/shm fallback. */
 #define SLOTS 96
 #define NAME_MAX_LEN 64
 #define RECORD_MAX 256

@@ -1,6 +1,7 @@
 /*
  * base/cleanup.h — the one list of names this process leaves outside
- * itself (our /dev/shm segments, libfabric shm provider regions) and the
+ * itself (libfabric shm provider regions, and our /dev/shm segments where
+ * memfd cannot be used: memfd segments have no name, base/segment.h) and the
  * one set of signal handlers that removes them when the process dies.
  *
  * Between shmemi_cleanup_arm() and shmemi_cleanup_disarm(), for each of

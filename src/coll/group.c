@@ -137,7 +137,7 @@ static size_t arrival_off(const struct shmemi_group *g)
 void shmemi_grp_team(struct shmemi_group *g, struct shmemi_team *t, const char *routine)
 {
     *g = (struct shmemi_group){.t = t, .me = t->my_pe, .n = t->size, .routine = routine,
-                               .seg = SHMEMI_SEG_HEAP, .off = t->block_off, .stride = SHMEMI_POOL_GRANULE,
+                               .seg = SHMEMI_SEG_CTRL, .off = t->block_off, .stride = SHMEMI_POOL_GRANULE,
                                .counting = 0, .epoch = ++t->epoch, .radix = TEAM_RADIX};
     layout(g);
     __atomic_store_n((uint64_t *)shmemi_grp_addr(g->seg, arrival_off(g)), g->epoch, __ATOMIC_RELAXED);

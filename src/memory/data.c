@@ -86,7 +86,7 @@ void shmemi_data_expose(const char *routine)
         return;
     len = hi - lo;
 
-    shmemi_segment_create(s, len, NULL, routine);
+    shmemi_segment_create(s, len, NULL, len, routine);
     /* Untouched .bss reads as zero and tmpfs starts zeroed: copying only
      * nonzero pages keeps large arrays from being committed up front. */
     for (uintptr_t a = lo; a < hi; a += pg)
@@ -99,14 +99,13 @@ void shmemi_data_expose(const char *routine)
         int e = errno;
         munmap(s->base, len);
         shmemi_segment_close(s);
-        shmemi_segment_unlink(s);
         s->base = NULL;
         shmemi_warn(routine, "cannot remap the data segment (%s); global variables are not symmetric",
                     strerror(e));
         return;
     }
+    /* The fd stays open until peers have opened it (the end of init). */
     munmap(s->base, len);
-    shmemi_segment_close(s);
     s->base = p;
     s->size = len;
     shmemi_map.seg_base[SHMEMI_SEG_DATA] = lo;

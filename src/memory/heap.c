@@ -2,6 +2,7 @@
  * memory/heap.c — the symmetric heap segment and the exchange that maps
  * every node-local peer's heap and data into this process.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,15 +18,20 @@
 
 /* What a PE publishes about itself. */
 struct seg_card {
-    char heap_name[SHMEMI_SEG_NAME_MAX];
-    char data_name[SHMEMI_SEG_NAME_MAX];
+    struct shmemi_segment_ref heap, data;
     uint64_t symmetric_size; /* SHMEM_SYMMETRIC_SIZE */
-    uint64_t heap_size;      /* whole segment, control region included */
+    uint64_t heap_size;      /* whole segment: control region, team pool, heap */
+    uint64_t ctrl_size;      /* control region and team pool */
     uint64_t data_size; /* 0 when globals are not exposed */
     uint32_t profiling; /* SHMEM_PROFILE on: its report at finalize is collective */
 };
 
 #define CARD_KEY "shoal.segments"
+
+/* Of a peer's heap segment, this much of the heap is mapped at first;
+ * mappings then at least double as the high-water mark passes them, so a
+ * heap that ends at size S was remapped about log2(S / 2 MiB) times. */
+#define PEER_HEAP_VIEW_MIN ((size_t)2 << 20)
 
 struct shmemi_map shmemi_map = {
     .heap_seg = {.fd = -1},
@@ -54,11 +60,29 @@ static size_t heap_base_alignment(size_t user_size)
 static void *reserve_aligned(size_t len, size_t lead, size_t align, const char *routine)
 {
     size_t span = len + align;
-    char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    char *start, *end;
+    char *r, *start, *end;
+
+    /* First without the slack, which under ulimit -v may not fit: where
+     * the kernel put `len`, the aligned start just below is likely free
+     * too (mappings are placed top-down). */
+    r = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r != MAP_FAILED) {
+        munmap(r, len);
+        start = (char *)((((uintptr_t)r + lead) & ~(uintptr_t)(align - 1)) - lead);
+        if ((uintptr_t)start + lead >= (uintptr_t)lead) {
+            char *q = mmap(start, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+                           -1, 0);
+            if (q == start)
+                return start;
+            if (q != MAP_FAILED) /* a kernel before 4.17 took it as a hint */
+                munmap(q, len);
+        }
+    }
+    r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
     if (r == MAP_FAILED)
-        shmemi_fatal(routine, "cannot reserve %zu bytes of address space for the symmetric heap", span);
+        shmemi_fatal(routine, "cannot reserve %zu bytes of address space for the symmetric heap: %s%s", span,
+                     strerror(errno), shmemi_address_limit_hint(errno));
     start = (char *)((((uintptr_t)r + lead + align - 1) & ~(uintptr_t)(align - 1)) - lead);
     end = start + len;
     if (start > r)
@@ -68,23 +92,27 @@ static void *reserve_aligned(size_t len, size_t lead, size_t align, const char *
     return start;
 }
 
-void shmemi_heap_create(size_t user_size, const char *routine)
+void shmemi_heap_create(size_t user_size, size_t pool_size, const char *routine)
 {
-    size_t pg = page_size(), align;
+    size_t pg = page_size(), align, ctrl;
     void *at;
 
     user_size = (user_size + pg - 1) / pg * pg;
+    ctrl = SHMEMI_CTRL_SIZE + (pool_size + pg - 1) / pg * pg;
     /* The user heap's address, not just its offset, is aligned to every
      * power of two up to `align`, alike on every PE: shmem_align promises
-     * the address, and offsets stay symmetric. */
+     * the address, and offsets stay symmetric. The control region and the
+     * team pool sit before it, so that a peer's mapping of the low end of
+     * the segment (below the high-water mark) covers all it must reach. */
     align = heap_base_alignment(user_size);
-    at = reserve_aligned(SHMEMI_CTRL_SIZE + user_size, SHMEMI_CTRL_SIZE, align, routine);
-    shmemi_segment_create(&shmemi_map.heap_seg, SHMEMI_CTRL_SIZE + user_size, at, routine);
+    at = reserve_aligned(ctrl + user_size, ctrl, align, routine);
+    /* The control region and the pool are written by peers at any time:
+     * backed from the start. The heap is backed as allocations reach it. */
+    shmemi_segment_create(&shmemi_map.heap_seg, ctrl + user_size, at, ctrl, routine);
     shmemi_map.heap_base_align = align;
-    shmemi_segment_close(&shmemi_map.heap_seg);
     shmemi_map.seg_base[SHMEMI_SEG_CTRL] = (uintptr_t)shmemi_map.heap_seg.base;
-    shmemi_map.seg_size[SHMEMI_SEG_CTRL] = SHMEMI_CTRL_SIZE;
-    shmemi_map.seg_base[SHMEMI_SEG_HEAP] = (uintptr_t)shmemi_map.heap_seg.base + SHMEMI_CTRL_SIZE;
+    shmemi_map.seg_size[SHMEMI_SEG_CTRL] = ctrl;
+    shmemi_map.seg_base[SHMEMI_SEG_HEAP] = (uintptr_t)shmemi_map.heap_seg.base + ctrl;
     shmemi_map.seg_size[SHMEMI_SEG_HEAP] = user_size;
 }
 
@@ -104,7 +132,7 @@ static void check_alike(const struct seg_card *mine, const struct seg_card *thei
         shmemi_fatal(routine, "SHMEM_SYMMETRIC_SIZE is %llu bytes on PE %d and %llu on this PE: "
                      "set it alike on every PE", (unsigned long long)theirs->symmetric_size, pe,
                      (unsigned long long)mine->symmetric_size);
-    if (theirs->heap_size != mine->heap_size)
+    if (theirs->heap_size != mine->heap_size || theirs->ctrl_size != mine->ctrl_size)
         shmemi_fatal(routine, "PE %d's symmetric segment has %llu bytes, this PE's %llu: "
                      "set SHMEM_SYMMETRIC_SIZE and SHMEM_TEAM_POOL_SIZE alike on every PE", pe,
                      (unsigned long long)theirs->heap_size, (unsigned long long)mine->heap_size);
@@ -114,15 +142,39 @@ static void check_alike(const struct seg_card *mine, const struct seg_card *thei
                      mine->profiling ? "on" : "off");
 }
 
+/* Bytes of a peer's heap segment to map for heap offsets below `end`. */
+static size_t peer_view_for(size_t end)
+{
+    size_t heap = shmemi_map.seg_size[SHMEMI_SEG_HEAP], want = PEER_HEAP_VIEW_MIN, pg = page_size();
+
+    while (want < end && want < heap)
+        want <<= 1;
+    if (want > heap)
+        want = (heap + pg - 1) / pg * pg;
+    return shmemi_map.seg_size[SHMEMI_SEG_CTRL] + want;
+}
+
+static void set_peer(int pe, char *view, char *data)
+{
+    __atomic_store_n(&shmemi_map.peer_base[SHMEMI_SEG_CTRL][pe], view, __ATOMIC_RELAXED);
+    __atomic_store_n(&shmemi_map.peer_base[SHMEMI_SEG_HEAP][pe], view ? view + shmemi_map.seg_size[SHMEMI_SEG_CTRL]
+                                                                       : NULL, __ATOMIC_RELAXED);
+    if (data)
+        shmemi_map.peer_base[SHMEMI_SEG_DATA][pe] = data;
+}
+
 void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *routine)
 {
     struct shmemi_world *w = &shmemi_world;
     struct seg_card mine = {0}, theirs;
+    size_t view = peer_view_for(0);
 
-    memcpy(mine.heap_name, shmemi_map.heap_seg.name, SHMEMI_SEG_NAME_MAX);
-    memcpy(mine.data_name, shmemi_map.data_seg.name, SHMEMI_SEG_NAME_MAX);
+    shmemi_segment_ref(&shmemi_map.heap_seg, &mine.heap);
+    if (shmemi_map.seg_size[SHMEMI_SEG_DATA])
+        shmemi_segment_ref(&shmemi_map.data_seg, &mine.data);
     mine.symmetric_size = shmemi_settings.symmetric_size;
     mine.heap_size = shmemi_map.heap_seg.size;
+    mine.ctrl_size = shmemi_map.seg_size[SHMEMI_SEG_CTRL];
     mine.data_size = shmemi_map.seg_size[SHMEMI_SEG_DATA];
     mine.profiling = shmemi_settings.profile.mode != SHMEMI_PROF_OFF;
     shmemi_boot_put(CARD_KEY, &mine, sizeof mine, routine);
@@ -131,6 +183,7 @@ void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *rou
 
     for (int s = 0; s < SHMEMI_SEG_COUNT; s++)
         shmemi_map.peer_base[s] = peer_array(w->n_pes, routine);
+    shmemi_map.peer_view = view;
 
     for (int i = 0; i < bi->n_local; i++) {
         int pe = bi->local_pes[i];
@@ -142,14 +195,14 @@ void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *rou
         } else {
             shmemi_boot_get(pe, CARD_KEY, &theirs, sizeof theirs, routine);
             check_alike(&mine, &theirs, pe, routine);
-            heap = shmemi_segment_attach(theirs.heap_name, theirs.heap_size, pe, routine);
+            /* The part below the heap's high-water mark (none yet):
+             * shmemi_heap_reach maps more as allocations grow. */
+            heap = shmemi_segment_attach(&theirs.heap, view, pe, routine);
             /* Globals are symmetric only between copies of one program. */
             if (mine.data_size && theirs.data_size == mine.data_size)
-                data = shmemi_segment_attach(theirs.data_name, theirs.data_size, pe, routine);
+                data = shmemi_segment_attach(&theirs.data, theirs.data_size, pe, routine);
         }
-        shmemi_map.peer_base[SHMEMI_SEG_CTRL][pe] = heap;
-        shmemi_map.peer_base[SHMEMI_SEG_HEAP][pe] = heap + SHMEMI_CTRL_SIZE;
-        shmemi_map.peer_base[SHMEMI_SEG_DATA][pe] = data;
+        set_peer(pe, heap, data);
     }
     /* Every PE is compared with PE 0 as well: above when it shares the
      * node (local_pes is ascending), here when it does not. */
@@ -159,10 +212,58 @@ void shmemi_segments_exchange(const struct shmemi_boot_info *bi, const char *rou
     }
 }
 
-void shmemi_segments_unlink(void)
+void shmemi_segments_seal(void)
 {
-    shmemi_segment_unlink(&shmemi_map.heap_seg);
-    shmemi_segment_unlink(&shmemi_map.data_seg);
+    /* A POSIX heap keeps its fd: fallocate backs the heap as it fills. */
+    shmemi_segment_seal(&shmemi_map.heap_seg, shmemi_map.heap_seg.backing == SHMEMI_BACKING_POSIX);
+    shmemi_segment_seal(&shmemi_map.data_seg, 0);
+}
+
+/* Keep a replaced mapping until finalize: a thread may still be copying
+ * through it (it maps the same memory, so what it does stays right). */
+static int retire(void *addr, size_t len)
+{
+    struct shmemi_view *r = realloc(shmemi_map.retired, (shmemi_map.n_retired + 1) * sizeof *r);
+
+    if (!r)
+        return -1;
+    r[shmemi_map.n_retired++] = (struct shmemi_view){addr, len};
+    shmemi_map.retired = r;
+    return 0;
+}
+
+int shmemi_heap_reach(size_t end, const char *routine)
+{
+    struct shmemi_world *w = &shmemi_world;
+    size_t view, old = shmemi_map.peer_view;
+    int moved = 0;
+
+    if (shmemi_segment_reserve(&shmemi_map.heap_seg, shmemi_map.seg_size[SHMEMI_SEG_CTRL] + end) != 0)
+        shmemi_fatal(routine, "cannot back %zu bytes of the symmetric heap in /dev/shm (%s): %s", end,
+                     strerror(errno), shmemi_segment_full_hint());
+    if (!shmemi_map.peer_base[SHMEMI_SEG_CTRL] || shmemi_map.seg_size[SHMEMI_SEG_CTRL] + end <= old)
+        return 0;
+    view = peer_view_for(end);
+    for (int pe = 0; pe < w->n_pes; pe++) {
+        char *p = shmemi_map.peer_base[SHMEMI_SEG_CTRL][pe], *q;
+
+        if (!p || pe == w->my_pe)
+            continue;
+        /* In place when the addresses after it are free; else a second,
+         * larger mapping of the same memory elsewhere (old size 0: a
+         * duplicate), and the old one stays. */
+        q = mremap(p, old, view, 0);
+        if (q == MAP_FAILED) {
+            q = mremap(p, 0, view, MREMAP_MAYMOVE);
+            if (q == MAP_FAILED || retire(p, old) != 0)
+                shmemi_fatal(routine, "cannot map %zu bytes of PE %d's heap: %s%s", view, pe, strerror(errno),
+                             shmemi_address_limit_hint(errno));
+            set_peer(pe, q, NULL);
+            moved = 1;
+        }
+    }
+    shmemi_map.peer_view = view;
+    return moved;
 }
 
 void shmemi_segments_release(void)
@@ -173,16 +274,23 @@ void shmemi_segments_release(void)
         if (pe == w->my_pe)
             continue;
         if (shmemi_map.peer_base[SHMEMI_SEG_CTRL][pe])
-            munmap(shmemi_map.peer_base[SHMEMI_SEG_CTRL][pe], shmemi_map.heap_seg.size);
+            munmap(shmemi_map.peer_base[SHMEMI_SEG_CTRL][pe], shmemi_map.peer_view);
         if (shmemi_map.peer_base[SHMEMI_SEG_DATA][pe])
             munmap(shmemi_map.peer_base[SHMEMI_SEG_DATA][pe], shmemi_map.seg_size[SHMEMI_SEG_DATA]);
     }
+    for (int i = 0; i < shmemi_map.n_retired; i++)
+        munmap(shmemi_map.retired[i].addr, shmemi_map.retired[i].len);
+    free(shmemi_map.retired);
+    shmemi_map.retired = NULL;
+    shmemi_map.n_retired = 0;
+    shmemi_map.peer_view = 0;
     for (int s = 0; s < SHMEMI_SEG_COUNT; s++) {
         free(shmemi_map.peer_base[s]);
         shmemi_map.peer_base[s] = NULL;
     }
     if (shmemi_map.heap_seg.base)
         munmap(shmemi_map.heap_seg.base, shmemi_map.heap_seg.size);
+    shmemi_segment_close(&shmemi_map.heap_seg);
     shmemi_map.heap_seg.base = NULL;
     shmemi_map.seg_base[SHMEMI_SEG_HEAP] = shmemi_map.seg_base[SHMEMI_SEG_CTRL] = 0;
     shmemi_map.seg_size[SHMEMI_SEG_HEAP] = shmemi_map.seg_size[SHMEMI_SEG_CTRL] = 0;

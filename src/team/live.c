@@ -43,7 +43,7 @@ void shmemi_team_free_one(struct shmemi_team *t)
             break;
         }
     pthread_mutex_unlock(&team_lock);
-    if (t->block_size && shmemi_map.seg_base[SHMEMI_SEG_HEAP])
+    if (t->block_size && shmemi_map.seg_base[SHMEMI_SEG_CTRL])
         shmemi_pool_give(t->block_off, t->block_size);
     t->magic = 0; /* a stale handle is caught by the check, not used */
     free(t->world_pe);

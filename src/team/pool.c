@@ -91,6 +91,6 @@ void shmemi_pool_take(size_t off, size_t bytes)
 
 void shmemi_pool_give(size_t off, size_t bytes)
 {
-    memset((char *)shmemi_map.seg_base[SHMEMI_SEG_HEAP] + off, 0, granules(bytes) * SHMEMI_POOL_GRANULE);
+    memset((char *)shmemi_map.seg_base[SHMEMI_SEG_CTRL] + off, 0, granules(bytes) * SHMEMI_POOL_GRANULE);
     mark(off, bytes, 0);
 }

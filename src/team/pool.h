@@ -1,6 +1,6 @@
 /*
- * team/pool.h — the team pool: symmetric space for teams' sync blocks at
- * the end of the heap segment, managed per PE by a bitmap of 64-byte
+ * team/pool.h — the team pool: symmetric space for teams' sync blocks
+ * after the control region (SHMEMI_SEG_CTRL), managed per PE by a bitmap of 64-byte
  * granules. Members of a new team agree on a range free on all of them
  * (api/team.c), so a block sits at the same offset on every member
  * while PEs outside the team may use that range for other teams.

@@ -28,7 +28,7 @@ struct shmemi_team {
     int my_pe;            /* -1 when this PE is not a member */
     int *world_pe;        /* [size] explicit map, or NULL when strided */
     int predefined;       /* WORLD, SHARED, NODE: never destroyed by the user */
-    size_t block_off;     /* sync block: offset in the heap segment */
+    size_t block_off;     /* sync block: offset in SHMEMI_SEG_CTRL (the pool) */
     size_t block_size;    /* bytes, 0 when the team has none */
     uint64_t epoch;       /* collectives started on this team; never reset, so flags never are */
     int all_mapped;       /* every member's heap is mapped here; -1 until known */

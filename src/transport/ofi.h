@@ -441,6 +441,7 @@ static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *k
 static inline fi_addr_t shmemi_ofi_addr(int pe);
 
 #include "memory/ctrl.h"
+#include "memory/map.h"
 #include "transport/transport.h"
 
 /* The endpoint serving a context: one compare for the default context,
@@ -476,8 +477,8 @@ static inline uint64_t shmemi_ofi_raddr(int pe, int seg, size_t off, uint64_t *k
     int reg = seg == SHMEMI_SEG_DATA;
     const struct shmemi_ofi_remote *r = &shmemi_ofi_peer_of(pe)->reg[reg];
 
-    if (seg == SHMEMI_SEG_HEAP)
-        off += SHMEMI_CTRL_SIZE;
+    if (seg == SHMEMI_SEG_HEAP) /* after the control region and pool, alike on every PE */
+        off += shmemi_map.seg_size[SHMEMI_SEG_CTRL];
     *key = r->key;
     return r->base + off;
 }

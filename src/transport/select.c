@@ -118,6 +118,22 @@ void shmemi_transport_select(const char *routine)
     shmemi_tp.peer = peer;
 }
 
+/* The old mappings stay valid (memory/heap.c keeps them), so a thread
+ * that read an old base meanwhile still reaches the same memory. */
+void shmemi_transport_rebase(void)
+{
+    for (int pe = 0; pe < shmemi_world.n_pes && shmemi_tp.peer; pe++) {
+        struct shmemi_peer *p = &shmemi_tp.peer[pe];
+
+        if (pe == shmemi_world.my_pe || !p->base[SHMEMI_SEG_HEAP])
+            continue;
+        __atomic_store_n(&p->base[SHMEMI_SEG_HEAP], shmemi_peer_addr(SHMEMI_SEG_HEAP, 0, pe), __ATOMIC_RELAXED);
+        __atomic_store_n(&p->base[SHMEMI_SEG_CTRL], shmemi_peer_addr(SHMEMI_SEG_CTRL, 0, pe), __ATOMIC_RELAXED);
+        if (p->flags & SHMEMI_PEER_LOADSTORE)
+            __atomic_store_n(&fast_peer[0][pe], p->base[SHMEMI_SEG_HEAP], __ATOMIC_RELAXED);
+    }
+}
+
 void shmemi_transport_start(void)
 {
     if (ofi_open)

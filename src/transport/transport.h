@@ -53,6 +53,9 @@ void shmemi_tp_counts(shmem_ctx_t ctx, struct shmemi_tp_counts *out);
 void shmemi_transport_prepare(const struct shmemi_boot_info *bi, const char *routine);
 /* Build the peer table; fatal if some peer cannot be reached. */
 void shmemi_transport_select(const char *routine);
+/* Some peer's heap mapping moved (memory/heap.h, shmemi_heap_reach):
+ * point the peer table and the inline paths' tables at the new ones. */
+void shmemi_transport_rebase(void);
 /* After the world is up: start the progress thread if wanted. */
 void shmemi_transport_start(void);
 void shmemi_transport_release(void);
