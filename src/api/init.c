@@ -17,6 +17,7 @@
 #include "api/profile.h"
 #include "base/abort.h"
 #include "base/cleanup.h"
+#include "base/copy.h"
 #include "base/env.h"
 #include "base/profile.h"
 #include "base/waiting.h"
@@ -95,6 +96,7 @@ static void print_banner(void)
         printf("Node: %d PE%s on %ld CPU%s%s\n", shmemi_world.n_local_all, shmemi_world.n_local_all == 1 ? "" : "s",
                node_cpus, node_cpus == 1 ? "" : "s",
                shmemi_world.oversubscribed ? ": oversubscribed, a waiting PE yields its CPU at once" : "");
+        shmemi_copy_print(stdout);
         shmemi_env_print(stdout);
     }
     fflush(stdout);
