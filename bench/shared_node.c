@@ -17,6 +17,8 @@
  *                 library), then all meet in shmem_barrier_all (default 3)
  *   --busy        PE 0 computes while away (else it sleeps)
  *   --t0 EPOCH_S  the launcher's start, for init_done_s
+ * SHARED_NODE_TRACE=1 in the environment: each PE also prints its entry
+ * and init times on stderr (to see which job waited for what).
  *
  * bench/shared_node.py starts two such jobs together, and one alone, and
  * compares them.
