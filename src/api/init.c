@@ -17,6 +17,7 @@
 #include "api/profile.h"
 #include "base/abort.h"
 #include "base/cleanup.h"
+#include "base/copy.h"
 #include "base/env.h"
 #include "base/profile.h"
 #include "base/waiting.h"
@@ -97,6 +98,7 @@ static void print_banner(void)
                node_cpus, node_cpus == 1 ? "" : "s",
                shmemi_world.oversubscribed ? ": oversubscribed, a waiting PE yields its CPU at once" : "");
         printf("Bootstrap: %s\n", shmemi_boot_name());
+        shmemi_copy_print(stdout);
         shmemi_env_print(stdout);
     }
     fflush(stdout);

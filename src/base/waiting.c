@@ -27,6 +27,7 @@ static atomic_int slot_used[SLOTS];
 static atomic_uint requests;
 
 _Thread_local __attribute__((tls_model("initial-exec"))) struct shmemi_wait_slot *shmemi_wait_slot_mine;
+_Thread_local __attribute__((tls_model("initial-exec"))) int shmemi_wait_crowded;
 /* Threads past SLOTS wait in a slot of their own that no report sees. */
 static _Thread_local struct shmemi_wait_slot unseen = {.index = -1};
 
@@ -84,7 +85,7 @@ static void report(const struct shmemi_waiting *w, const struct shmemi_wait_slot
         return;
 }
 
-void shmemi_wait_tick(void)
+void shmemi_wait_tick(uint64_t now)
 {
     struct shmemi_wait_slot *s = shmemi_wait_slot_mine;
     struct shmemi_waiting *w = s->now;
@@ -92,16 +93,15 @@ void shmemi_wait_tick(void)
     unsigned asked = atomic_load_explicit(&requests, memory_order_relaxed);
 
     if (!w->start_ns) {
-        w->start_ns = shmemi_now_ns();
+        w->start_ns = now;
         w->report_ns = 0;
     }
     if (s->seen != asked) {
         s->seen = asked;
-        report(w, s, shmemi_now_ns(), "SIGUSR1");
+        report(w, s, now, "SIGUSR1");
     }
     if (after <= 0)
         return;
-    uint64_t now = shmemi_now_ns();
     if (!w->report_ns)
         w->report_ns = w->start_ns + (uint64_t)(after * 1e9);
     if (now < w->report_ns)

@@ -9,7 +9,7 @@
  * the outermost wait of a thread enters (a barrier's flag AMO waiting for
  * its network completion is still the barrier's wait). The clock is read
  * only where the wait already gives its core away (base/give_way.c): at
- * each yield, a system call beside which a vDSO clock read (~20 ns) is
+ * each yield (which also decides there when to nap), a system call beside which a vDSO clock read (~20 ns) is
  * nothing. At every yield, not only at naps: where each poll is a network
  * round trip, 256 yields of 1024 polls each took seconds.
  */
@@ -32,6 +32,7 @@ struct shmemi_waiting {
     const void *what;           /* describe's subject */
     uint64_t start_ns;          /* the first yield (the entry, when profiling); 0 before */
     uint64_t report_ns;         /* when the next timed report is due */
+    uint64_t crowd_check_ns;    /* when to look at the node's run queue again */
 };
 
 /* One per thread that has waited: the handler of SIGUSR1 looks at all. */
@@ -42,6 +43,9 @@ struct shmemi_wait_slot {
 };
 
 extern _Thread_local __attribute__((tls_model("initial-exec"))) struct shmemi_wait_slot *shmemi_wait_slot_mine;
+/* This thread's entered wait has found the node crowded (base/give_way.h):
+ * it gives its CPU away at every poll until it ends. */
+extern _Thread_local __attribute__((tls_model("initial-exec"))) int shmemi_wait_crowded;
 struct shmemi_wait_slot *shmemi_wait_slot_claim(void);
 
 static inline void shmemi_wait_enter(struct shmemi_waiting *w)
@@ -54,6 +58,8 @@ static inline void shmemi_wait_enter(struct shmemi_waiting *w)
         return;
     w->start_ns = shmemi_profile_on() ? shmemi_now_ns() : 0;
     w->report_ns = 0;
+    w->crowd_check_ns = 0;
+    shmemi_wait_crowded = 0;
     __atomic_store_n(&s->now, w, __ATOMIC_RELEASE);
 }
 
@@ -65,13 +71,14 @@ static inline void shmemi_wait_leave(struct shmemi_waiting *w)
     if (s->now != w)
         return;
     __atomic_store_n(&s->now, NULL, __ATOMIC_RELAXED);
+    shmemi_wait_crowded = 0;
     if (shmemi_profile_on() && w->start_ns)
         shmemi_prof_wait_ns += shmemi_now_ns() - w->start_ns;
 }
 
-/* Called by shmemi_give_way at each yield: the timed report, and the
- * reports SIGUSR1 asked for. */
-void shmemi_wait_tick(void);
+/* Called by shmemi_give_way at each yield, `now` read by it: the timed
+ * report, and the reports SIGUSR1 asked for. */
+void shmemi_wait_tick(uint64_t now);
 
 /* SIGUSR1 reports every waiting thread of this PE; installed at init where
  * the program left SIGUSR1 at its default (which would end the PE). */
