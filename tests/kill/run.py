@@ -11,7 +11,8 @@ library). Each is started with BUILD_DIR's oshrun, node-local and on tcp
 (SHMEM_TRANSPORT=ofi FI_PROVIDER=tcp FI_TCP_IFACE=lo), and killed, once every
 PE has said it waits or computes, in each of these ways:
 
-  timeout     timeout -k 5 6 oshrun ...: status 124
+  timeout     timeout -k 5 6 oshrun ...: status 124 (the 6 s times
+              --timeout-scale, when more than 1)
   INT/TERM/HUP alone   the signal to oshrun alone: oshrun dies of it
   INT/TERM/HUP group   the signal to oshrun's process group (Ctrl-C, a
                        batch system): oshrun dies of it
@@ -171,6 +172,7 @@ _tags = itertools.count(1)
 
 def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]:
     word = "waiting" if c.prog == "hang" else "computing"
+    limit = TIMEOUT_S * max(1.0, scale)  # timeout's limit: the job should be up by then
     tag = f"{os.getpid()}-{next(_tags)}"
     env = dict(os.environ)
     env.update(PATHS[c.path])
@@ -188,7 +190,7 @@ def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]
         cmd = [str(exe)]
         env.pop("IPATH_NO_BACKTRACE", None)  # as a user's shell has it: libinfinipath's handlers in place
     elif c.way == "timeout":
-        cmd = ["timeout", "-k", str(KILL_AFTER_S), str(TIMEOUT_S), *oshrun, str(exe)]
+        cmd = ["timeout", "-k", str(KILL_AFTER_S), f"{limit:g}", *oshrun, str(exe)]
     elif c.way == "KILL launcher":
         # The PEs' stderr is a file: mpirun's pipes die with it.
         cmd = [*oshrun, "sh", "-c", 'exec "$0" 2>>"$1"', str(exe), str(pe_err)]
@@ -201,20 +203,22 @@ def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=o, stderr=e, env=env,
                                 start_new_session=True)
     problems = []
+    note = ""
     try:
         npes = 1 if singleton else 3
         if c.way == "timeout":
-            ready = wait_lines(out, word, npes, proc, TIMEOUT_S)
+            ready = wait_lines(out, word, npes, proc, limit)
             seen |= processes(exe, tag).keys()
-            kill_at = t_start + TIMEOUT_S   # timeout's SIGTERM
+            kill_at = t_start + limit   # timeout's SIGTERM
             try:
-                proc.wait(timeout=TIMEOUT_S + KILL_AFTER_S + 10)
+                proc.wait(timeout=limit + KILL_AFTER_S + 10)
             except subprocess.TimeoutExpired:
                 problems.append("timeout itself did not return")
+            ended_s = time.monotonic() - kill_at
             if proc.returncode != 124:
                 problems.append(f"status {proc.returncode}, expected 124")
-            if not ready:
-                problems.append(f"the PEs were not all {word} after {TIMEOUT_S} s (a slow start: raise nothing, look)")
+            if not ready:   # still a kill that must leave nothing, but say so
+                note = f" (killed before every PE was {word}: a slow start)"
         else:
             if not wait_lines(out, word, npes, proc, 60 * scale):
                 return False, f"did not start: {err.read_text(errors='replace')[-500:]}"
@@ -235,6 +239,7 @@ def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]
                 proc.wait(timeout=GONE_WITHIN_S * scale + 10)
             except subprocess.TimeoutExpired:
                 problems.append(f"oshrun still running {GONE_WITHIN_S * scale + 10:g} s after the kill")
+            ended_s = time.monotonic() - kill_at
             sig = c.way.split()[-1] if singleton else c.way.split()[0]
             expect = {"KILL oshrun": -9, "KILL launcher": 137}.get(c.way, -SIGNALS.get(sig, 0))
             if proc.returncode != expect:
@@ -270,7 +275,7 @@ def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]
                     problems.append(f"PE {pe} did not say the launcher is gone; its stderr: {lines.strip()[:300]!r}")
         if problems and stderr.strip():
             problems.append("stderr: " + stderr.strip()[-400:])
-        return not problems, "; ".join(problems) or f"all gone {gone_s:.1f} s after the kill"
+        return not problems, "; ".join(problems) or f"{'oshrun' if not singleton else 'the PE'} ended {ended_s:.1f} s, all gone {gone_s:.1f} s after the kill{note}"
     finally:
         for pid in processes(exe, tag):
             try:
