@@ -26,6 +26,8 @@
 #     whole ring and the launcher line.
 #  4. lost link: link_loss.c under srun (as in run.sh): the job must end with
 #     a line naming the routine, a peer on hostB and its host.
+#  5. killed jobs: tests/kill/hang.c as a batch job through oshrun, ended by
+#     scancel and by a time limit, must leave no PE and nothing in /dev/shm.
 #
 #  --suite-only runs step 1 alone (with --suite-filter: one test, again and
 #     again, without the minutes of the other steps).
@@ -321,7 +323,7 @@ fi
 # about every 30 s, so it ends within 2 minutes). 5 s after the job leaves
 # RUNNING, no PE may run on either host and both /dev/shm must be empty.
 killed_job_case() { # killed_job_case scancel|time-limit
-    local how=$1 label="slurm/killed job leaves nothing: $1 np=3" id t0 problems="" pid h left i state
+    local how=$1 label="slurm/killed job leaves nothing: $1 np=3" id t0 problems="" pid h left i state waiting
     local limit=()
     [ "$how" = time-limit ] && limit=(--time=1)
     rm -f "$work/hang.out"
@@ -332,10 +334,11 @@ killed_job_case() { # killed_job_case scancel|time-limit
         return
     fi
     for i in $(seq 600); do
-        [ "$(grep -c '^PE [0-9] waiting$' "$work/hang.out" 2>/dev/null)" -ge 3 ] && break
+        waiting=$(grep -c '^PE [0-9] waiting$' "$work/hang.out" 2>/dev/null)
+        [ "${waiting:-0}" -ge 3 ] && break
         sleep 0.1
     done
-    [ "$(grep -c '^PE [0-9] waiting$' "$work/hang.out" 2>/dev/null)" -ge 3 ] || problems+="; the PEs did not all start waiting within 60 s"
+    [ "${waiting:-0}" -ge 3 ] || problems+="; the PEs did not all start waiting within 60 s"
     [ "$how" = scancel ] && on_host "$pida" scancel "$id"
     # The job's state, until it is no longer running (a time limit: up to 150 s).
     for i in $(seq 1500); do
