@@ -43,7 +43,7 @@
 # file removed on every exit path. The last line is "N passed, M failed".
 set -u
 
-usage() { sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; }
 
 build=""
 suite_filter=""
