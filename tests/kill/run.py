@@ -114,14 +114,14 @@ def shm_in_use() -> set[str]:
     return used
 
 
-def shm_left(before: set[str], pids: set[int], records: Path) -> set[str]:
-    """What the job left in /dev/shm: new shoal-* entries no live process
-    holds (another job running beside this one holds its own), libfabric
-    regions named after one of the job's processes, and every name the PEs
-    recorded for oshrun (base/cleanup.c) that is still there."""
+def shm_left(pids: set[int], records: Path) -> set[str]:
+    """What the job left in /dev/shm: every name its PEs recorded for oshrun
+    (base/cleanup.c: a record lives as long as its name, unless a PE was
+    SIGKILLed or ended as it should not) that is still there, and libfabric
+    regions named after one of the job's processes. Only names the job made:
+    other jobs on the machine come and go in /dev/shm meanwhile."""
     now = set(os.listdir(SHM))
-    left = {n for n in now - before if n.startswith("shoal-")}
-    left |= {n for n in now if (m := FI_SHM_NAME.fullmatch(n)) and int(m.group(1)) in pids}
+    left = {n for n in now if (m := FI_SHM_NAME.fullmatch(n)) and int(m.group(1)) in pids}
     for record in records.glob("shoal-cleanup.*/*"):
         if record.name in now:
             left.add(record.name)
@@ -196,7 +196,6 @@ def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]
         cmd = [*oshrun, "sh", "-c", 'exec "$0" 2>>"$1"', str(exe), str(pe_err)]
     else:
         cmd = [*oshrun, str(exe)]
-    before = set(os.listdir(SHM))
     seen: set[int] = set()
     t_start = time.monotonic()
     with open(out, "wb") as o, open(err, "wb") as e:
@@ -256,7 +255,7 @@ def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]
             problems.append(f"{len(left)} process(es) still running {GONE_WITHIN_S * scale:g} s after the kill: "
                             + ", ".join(f"{p} ({n})" for p, n in sorted(left.items())))
         gone_s = time.monotonic() - kill_at
-        shm = shm_left(before, seen, case_dir)
+        shm = shm_left(seen, case_dir)
         if shm:
             problems.append("left in /dev/shm (removed): " + " ".join(sorted(shm)))
             for name in shm:
