@@ -19,6 +19,7 @@
 #include "base/cleanup.h"
 #include "base/copy.h"
 #include "base/env.h"
+#include "base/launcher_watch.h"
 #include "base/profile.h"
 #include "base/waiting.h"
 #include "bootstrap/bootstrap.h"
@@ -128,6 +129,10 @@ static void world_up(const char *routine)
     w->my_pe = bi->rank;
     w->n_pes = bi->size;
     w->singleton = bi->singleton;
+    /* A launcher that dies must not leave this PE behind (a singleton's
+     * parent is a shell, not a launcher). */
+    if (!w->singleton)
+        shmemi_launcher_watch_start(routine);
     w->n_local = w->n_local_all = bi->n_local;
     shmemi_env_load(routine);
     shmemi_prof_start(routine); /* before the fast-path table: SHMEM_PROFILE turns it off */

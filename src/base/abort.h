@@ -10,6 +10,9 @@
  * `status` (through the hook), and exit this process with it. */
 SHMEMI_NORETURN void shmemi_abort_job(int status, const char *msg);
 
+/* The status the job is being ended with, or -1 if it is not. */
+int shmemi_abort_status(void);
+
 /* Who ends the other PEs: the bootstrap registers its launcher call here
  * once it has one, and NULL when it is gone, so this layer needs no
  * bootstrap. The hook returns when it cannot reach the launcher. */

@@ -3,6 +3,7 @@
  * claimed and released with atomics, so a signal handler can walk them
  * at any moment without a lock.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -166,6 +167,21 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *uctx)
         raise(sig);
 }
 
+/* libinfinipath (loaded with libfabric's psm provider) installs from its
+ * constructor, unless IPATH_NO_BACKTRACE is set, handlers for SIGINT,
+ * SIGTERM and the crashes that write a backtrace and exit(1): a killed PE
+ * would then report an exit without shmem_finalize, not its signal. Its
+ * handlers are not the program's: ours replace them, over the default. */
+static int is_infinipath_handler(const struct sigaction *sa)
+{
+    void *fn = (sa->sa_flags & SA_SIGINFO) ? (void *)sa->sa_sigaction : (void *)sa->sa_handler;
+    Dl_info where;
+
+    if (sa->sa_handler == SIG_DFL || sa->sa_handler == SIG_IGN)
+        return 0;
+    return dladdr(fn, &where) && where.dli_fname && strstr(where.dli_fname, "/libinfinipath.");
+}
+
 void shmemi_cleanup_arm(void)
 {
     struct sigaction sa;
@@ -178,6 +194,10 @@ void shmemi_cleanup_arm(void)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < N_ENDING + N_CRASHES; i++) {
         sigaction(signal_at(i), &sa, &saved[i]);
+        if (is_infinipath_handler(&saved[i])) {
+            memset(&saved[i], 0, sizeof saved[i]);
+            saved[i].sa_handler = SIG_DFL;
+        }
         /* A signal the program (or a sanitizer) ignores or handles stays
          * its own; oshrun's records still cover what it leaves. */
         if ((saved[i].sa_flags & SA_SIGINFO) || saved[i].sa_handler != SIG_DFL)

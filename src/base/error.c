@@ -42,6 +42,7 @@ static void emit(const char *routine, const char *fmt, va_list ap)
  * must not outlive the job it just failed. */
 #define ABORT_GRACE_S 5
 static volatile sig_atomic_t abort_status;
+static atomic_int aborting;
 static _Atomic(shmemi_abort_hook) abort_hook;
 
 void shmemi_abort_hook_set(shmemi_abort_hook hook)
@@ -55,9 +56,13 @@ static void abort_grace_over(int sig)
     _exit(abort_status);
 }
 
+int shmemi_abort_status(void)
+{
+    return atomic_load(&aborting) ? (int)abort_status : -1;
+}
+
 void shmemi_abort_job(int status, const char *msg)
 {
-    static atomic_int aborting;
     static _Thread_local int this_thread_aborts;
 
     /* One thread cleans up. Another thread failing meanwhile must not
@@ -68,12 +73,12 @@ void shmemi_abort_job(int status, const char *msg)
             pause();
     } else {
         this_thread_aborts = 1;
+        abort_status = status;
         fflush(stdout);
         fflush(stderr);
         /* Segments not yet unlinked (start-up) and libfabric shm's
          * regions must not outlive us. */
         shmemi_cleanup_run();
-        abort_status = status;
         signal(SIGALRM, abort_grace_over);
         alarm(ABORT_GRACE_S);
         shmemi_abort_hook hook = atomic_load(&abort_hook);

@@ -28,6 +28,8 @@
 #     a line naming the routine, a peer on hostB and its host.
 #  5. PMI-2: tests/pmi_subset.regex under srun --mpi=pmi2, the ring under it,
 #     and srun with no --mpi (MpiDefault=none): one error line, nonzero.
+#  6. killed jobs: tests/kill/hang.c as a batch job through oshrun, ended by
+#     scancel and by a time limit, must leave no PE and nothing in /dev/shm.
 #
 #  --suite-only runs step 1 alone (with --suite-filter: one test, again and
 #     again, without the minutes of the other steps).
@@ -361,6 +363,75 @@ if [ $run_rest = 1 ]; then
         pmi_ring_case "slurm/srun --mpi=pmi2 ring np=4" --mpi=pmi2
         pmi_ring_case "slurm/srun without --mpi (MpiDefault=none) is one error line np=4"
         cluster_settle
+    fi
+fi
+
+# ---- a job killed by scancel or its time limit leaves nothing (issue 44) ----
+# tests/kill/hang.c (PE 0 in shmem_long_wait_until, the others in a barrier)
+# as a batch job of 3 PEs placed 2+1, through oshrun (srun --mpi=pmix):
+# once every PE waits, scancel, or a 1-minute time limit (Slurm checks limits
+# about every 30 s, so it ends within 2 minutes). 5 s after the job leaves
+# RUNNING, no PE may run on either host and both /dev/shm must be empty.
+killed_job_case() { # killed_job_case scancel|time-limit
+    local how=$1 label="slurm/killed job leaves nothing: $1 np=3" id t0 problems="" pid h left i state waiting
+    local limit=()
+    [ "$how" = time-limit ] && limit=(--time=1)
+    rm -f "$work/hang.out"
+    id=$(on_host "$pida" env PATH="$build/src/tools:$PATH" sbatch --parsable -N 2 --ntasks-per-node=2 \
+        "${limit[@]}" --chdir="$work" --output="$work/hang.out" --wrap "oshrun -n 3 '$work/hang'" 2>"$work/err")
+    if [ -z "$id" ]; then
+        fail "$label" "sbatch failed: $(head -n 3 "$work/err" | tr '\n' ' ')"
+        return
+    fi
+    for i in $(seq 600); do
+        waiting=$(grep -c '^PE [0-9] waiting$' "$work/hang.out" 2>/dev/null)
+        [ "${waiting:-0}" -ge 3 ] && break
+        sleep 0.1
+    done
+    [ "${waiting:-0}" -ge 3 ] || problems+="; the PEs did not all start waiting within 60 s"
+    [ "$how" = scancel ] && on_host "$pida" scancel "$id"
+    # The job's state, until it is no longer running (a time limit: up to 150 s).
+    for i in $(seq 1500); do
+        state=$(on_host "$pida" scontrol show job "$id" 2>/dev/null | grep -o 'JobState=[A-Z_]*')
+        [ "$state" = JobState=RUNNING ] || [ "$state" = JobState=PENDING ] || break
+        sleep 0.1
+    done
+    t0=$SECONDS
+    case "$how:$state" in
+        scancel:*|time-limit:JobState=TIMEOUT|time-limit:JobState=COMPLETING) ;;
+        *) problems+="; job state $state" ;;
+    esac
+    while :; do
+        left=""
+        for pid in $(ip netns pids "$nsa"; ip netns pids "$nsb"); do
+            [ "$(readlink /proc/$pid/exe 2>/dev/null)" = "$work/hang" ] && left+=" $pid"
+        done
+        [ -z "$left" ] || [ $((SECONDS - t0)) -gt 5 ] && break
+        sleep 0.2
+    done
+    if [ -n "$left" ]; then
+        problems+="; PE(s)$left still running 5 s after the job ended"
+        kill -KILL $left 2>/dev/null
+    fi
+    for h in A B; do
+        if left=$(shm_left "$work/shm$h"); then problems+="; left in host$h's /dev/shm (removed): $left"; fi
+    done
+    if [ -z "$problems" ]; then
+        pass "$label"
+    else
+        fail "$label" "${problems#; }"
+        sed 's/^/    | /' "$work/hang.out" 2>/dev/null | tail -n 10
+    fi
+}
+if [ $run_rest = 1 ]; then
+    if ${CC:-cc} -std=c11 -O1 -I "$build/include" -I "$src/include" -o "$work/hang" \
+        "$src/tests/kill/hang.c" "$build/src/libshmem.so" -Wl,-rpath,"$build/src" 2>"$work/cc.err"; then
+        killed_job_case scancel
+        cluster_settle
+        killed_job_case time-limit
+        cluster_settle
+    else
+        fail "slurm/killed job" "tests/kill/hang.c does not compile: $(cat "$work/cc.err")"
     fi
 fi
 
