@@ -22,15 +22,17 @@ int shmemi_node_crowded(const char *loadavg)
     long runnable;
 
     if (!loadavg) {
-        int fd = __atomic_load_n(&loadavg_fd, __ATOMIC_RELAXED);
+        /* Acquire and release: a thread that reads the descriptor another
+         * opened must see the open happen first (ThreadSanitizer does). */
+        int fd = __atomic_load_n(&loadavg_fd, __ATOMIC_ACQUIRE);
         ssize_t n;
 
         if (fd == -2) {
             int mine = open("/proc/loadavg", O_RDONLY | O_CLOEXEC), expect = -2;
-            if (!__atomic_compare_exchange_n(&loadavg_fd, &expect, mine, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
+            if (!__atomic_compare_exchange_n(&loadavg_fd, &expect, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
                 mine >= 0)
                 close(mine);
-            fd = __atomic_load_n(&loadavg_fd, __ATOMIC_RELAXED);
+            fd = __atomic_load_n(&loadavg_fd, __ATOMIC_ACQUIRE);
         }
         if (fd < 0 || (n = pread(fd, buf, sizeof buf - 1, 0)) <= 0)
             return 0;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "transport/ofi_lib.h" /* before any libfabric header */
 #include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
