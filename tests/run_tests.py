@@ -973,6 +973,20 @@ def check_jobs(build: Path) -> list[Job]:
 
 # ---- main -----------------------------------------------------------------
 
+def widest_only(jobs: list[Job]) -> list[Job]:
+    """Of the jobs whose labels differ only in "np=N", the one with the
+    largest N: a path stage checks what a path changes, which more PEs
+    exercise no less than fewer (the node-local stage runs every count)."""
+    def key(label: str) -> tuple[str, int]:
+        m = re.search(r" np=(\d+)", label)
+        return (label[:m.start()] + label[m.end():], int(m.group(1))) if m else (label, 0)
+    most: dict[str, int] = {}
+    for j in jobs:
+        rest, n = key(j.label)
+        most[rest] = max(most.get(rest, n), n)
+    return [j for j in jobs if key(j.label)[1] == most[key(j.label)[0]]]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build_dir", type=Path, help="a meson build directory")
@@ -990,6 +1004,8 @@ def main() -> int:
                     help="set a variable for every launch (repeatable)")
     ap.add_argument("--label-suffix", default="", metavar="TEXT",
                     help="appended to every label, e.g. ' [ofi-tcp]'")
+    ap.add_argument("--widest", action="store_true",
+                    help="of a test selected at several PE counts, run only the one at the most PEs")
     ap.add_argument("--list", action="store_true", help="print the test labels and exit")
     opts = ap.parse_args()
 
@@ -1048,6 +1064,8 @@ def main() -> int:
             j.label += opts.label_suffix
     if select:
         jobs = [j for j in jobs if select.search(j.label)]
+    if opts.widest:
+        jobs = widest_only(jobs)
     if opts.list:
         for j in jobs:
             print(j.label)
