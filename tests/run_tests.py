@@ -87,6 +87,7 @@ class Outcome:
 class Job:
     label: str                 # "rma_put np=2", "manual/x np=3", "check/headers-c11"
     run: Callable[[], Outcome]
+    program: Path | None = None  # what a launch runs
 
 
 class Reporter:
@@ -479,7 +480,7 @@ def launch_job(t: Launch, oshrun: Path, shm: ShmWatch, timeout_scale: float,
         if left:
             problems.append("left in /dev/shm (removed): " + " ".join(sorted(left)))
         return Outcome(not problems, "; ".join(problems), done.stdout, done.stderr, notes)
-    return Job(t.label, run)
+    return Job(t.label, run, t.exe)
 
 
 def as_env(raw: object, where: str) -> dict[str, str]:
@@ -1007,6 +1008,9 @@ def main() -> int:
     ap.add_argument("--widest", action="store_true",
                     help="of a test selected at several PE counts, run only the one at the most PEs")
     ap.add_argument("--list", action="store_true", help="print the test labels and exit")
+    ap.add_argument("--list-programs", action="store_true",
+                    help="print the programs the selected launches run, as meson targets "
+                         "(paths in the build directory), and exit")
     opts = ap.parse_args()
 
     build = opts.build_dir.resolve()
@@ -1069,6 +1073,10 @@ def main() -> int:
     if opts.list:
         for j in jobs:
             print(j.label)
+        return 0
+    if opts.list_programs:
+        for program in sorted({j.program.relative_to(build) for j in jobs if j.program}):
+            print(program)
         return 0
 
     reporter = Reporter()
