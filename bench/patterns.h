@@ -219,19 +219,26 @@ static inline double pattern_min_of(const struct pattern_group *g, double mine)
     return m;
 }
 
+/* Enough random operations to reach every other process. */
+#define PATTERN_FIRST_OPS(npes) (16L * (npes))
+
 /* Every process must run the same number of operations per batch (the
  * checks replay the streams, and all should issue for all of a batch):
  * warm-up batches double until the fastest process takes a quarter of
  * `batch_ns`, and the count is scaled from that time, which every process
  * knows, so all compute the same. The fastest, since a process the
  * scheduler set aside for a few ms in a short warm-up batch would otherwise
- * leave every batch far too short. Warm-up also faults in pages and opens
- * connections. */
+ * leave every batch far too short. */
 static inline long pattern_agree_batch(const struct pattern_group *g, pattern_batch_fn f, void *arg, long unit,
-                                       double batch_ns)
+                                       long first, double batch_ns)
 {
     long n = unit;
 
+    /* `first` operations untimed: the first operation to each process may
+     * cost a millisecond (connections, mappings), which would leave every
+     * batch a few operations long. */
+    g->barrier();
+    f(arg, (first + unit - 1) / unit * unit);
     for (;;) {
         double t0, fastest;
 
@@ -383,7 +390,7 @@ static inline void pattern_get_row(struct pattern_run *r, const char *op, patter
 
     r->window = 1;
     r->get_sum = 0;
-    n = pattern_agree_batch(g, f, r, 1, r->budget_ns / batches);
+    n = pattern_agree_batch(g, f, r, 1, PATTERN_FIRST_OPS(g->npes), r->budget_ns / batches);
     ns = pattern_time_batches(g, f, r, n, batches, NULL);
     rt = pattern_gather_rates(g, ns);
     bad = pattern_sum_of(g, r->get_sum != pattern_expected_get_sum(g->me, g->npes, r->nslots - 1, k0, r->k));
@@ -413,7 +420,7 @@ static inline void pattern_put_row(struct pattern_run *r, const char *op, patter
     struct pattern_rates rt;
 
     r->window = window;
-    n = pattern_agree_batch(g, f, r, window, r->budget_ns / batches);
+    n = pattern_agree_batch(g, f, r, window, PATTERN_FIRST_OPS(g->npes), r->budget_ns / batches);
     ns = pattern_time_batches(g, f, r, n, batches, pattern_reset_for_put_check);
     rt = pattern_gather_rates(g, ns); /* a barrier: every put is in place */
     bad = pattern_sum_of(g, (double)pattern_check_puts(r->table, r->scratch, r->nslots, g->me, g->npes,
@@ -447,7 +454,7 @@ static inline void pattern_add_row(struct pattern_run *r, const char *op, patter
     g->barrier();
     k0 = r->k;
     r->window = window;
-    n = pattern_agree_batch(g, f, r, window, r->budget_ns / batches);
+    n = pattern_agree_batch(g, f, r, window, PATTERN_FIRST_OPS(g->npes), r->budget_ns / batches);
     ns = pattern_time_batches(g, f, r, n, batches, NULL);
     rt = pattern_gather_rates(g, ns); /* a barrier: every add is in place */
     issued = pattern_issued_adds(g->me, g->npes, r->nslots - 1, k0, r->k);
