@@ -67,6 +67,7 @@
 #define ADDR_MAX 256
 #define SPIN_CHECK 255             /* spins between deadline and error checks (a mask) */
 #define GATHER_MAX 8               /* adds to one process in one atomic message, at most */
+#define SERVE_EVERY 32             /* operations posted between progress calls (a power of two) */
 
 /* What each process tells the others. */
 struct card {
@@ -498,6 +499,15 @@ static inline uint64_t remote_slot(const struct pattern_target *t)
     return F.base[t->pe] + t->slot * sizeof(uint64_t);
 }
 
+/* Issuing a long window, a process still serves the others now and then:
+ * they wait for it (their delivery completions, their flushes) while it
+ * posts, as a SHMEM with a progress thread would serve them. */
+static inline void serve_now_and_then(int w)
+{
+    if ((w & (SERVE_EVERY - 1)) == SERVE_EVERY - 1)
+        progress();
+}
+
 /* shm: a read asking for no completion flag is done by cross-memory attach
  * before the call returns, without the target's help; elsewhere fi_read. */
 static void get_batch(void *arg, long n)
@@ -569,6 +579,7 @@ static void put_batch(void *arg, long n)
             src[w] = pattern_put_value(me, r->k++);
             POST(&F.w_issued, fi_writemsg(F.ep, &msg, flags), "fi_writemsg");
             written[t.pe] = 1;
+            serve_now_and_then(w);
         }
         if (F.shm)
             flush_written();
@@ -612,12 +623,14 @@ static void add_batch(void *arg, long n)
                      fi_inject_atomic(F.ep, &one, 1, F.addr[t.pe], remote_slot(&t), F.key[t.pe], FI_UINT64, FI_SUM),
                      "fi_inject_atomic");
                 written[t.pe] = 1;
+                serve_now_and_then(w);
                 continue;
             }
             if (in_run && (t.pe != run_pe || in_run == F.gather)) {
                 send_adds(run, in_run, run_pe);
                 in_run = 0;
             }
+            serve_now_and_then(w);
             run[in_run++] = (struct fi_rma_ioc){.addr = remote_slot(&t), .count = 1, .key = F.key[t.pe]};
             run_pe = t.pe;
         }
