@@ -23,7 +23,8 @@
  * contents; the last batch of puts slot by slot; the adds by their count and
  * a weighted checksum summed over all tables; the all-to-all's blocks. A
  * failed check prints a skip line with the reason instead of the row, and
- * the program exits 1.
+ * the program exits 1. Before the rows each PE reads every other table
+ * whole (shmem_getmem, untimed, checked), so no row times first touches.
  *
  *   app_patterns [--quick] [--sizes a,b,c] [--budget-ms X] [--table-mib M]
  *
