@@ -36,6 +36,9 @@
 #include <shmem.h>
 
 #define ALLTOALL_MAX_BYTES (1 << 16)
+#if defined(BENCH_HAVE_AS_ALLTOALL) || defined(BENCH_HAVE_TEAM_ALLTOALL)
+#define BENCH_ALLTOALL 1
+#endif
 
 #if defined(BENCH_HAVE_AS_ALLTOALL)
 /* Consecutive calls rotate through pSync arrays: a PE is at most one call
@@ -140,6 +143,7 @@ static void team_alltoall_batch(void *arg, long n)
 }
 #endif
 
+#if defined(BENCH_ALLTOALL)
 /* Block e of the all-to-all from PE `from` to PE `to`. */
 static long a2a_value(int from, int to, size_t e)
 {
@@ -181,6 +185,7 @@ static void alltoall_row(struct pattern_run *r, struct a2a *c, const char *op, c
         bench_emit("pattern", op, bytes, g->npes, "lat_ns", slowest, extra);
     }
 }
+#endif
 
 /* Every other PE's table read whole, untimed: node-local this maps in every
  * page of them (a page's first touch is a fault, which the random rows would
@@ -234,8 +239,10 @@ int main(int argc, char **argv)
     struct bench_args a;
     struct pattern_group g = {0, 0, group_barrier, group_allgather};
     struct pattern_run r;
+#if defined(BENCH_ALLTOALL)
     struct a2a c;
     size_t a2a_max = 8;
+#endif
 
     bench_parse_args_own(argc, argv, &a, 8, 4096, own_option);
     /* Ten times common.h's: every PE contends, batches must hold many operations. */
@@ -264,12 +271,14 @@ int main(int argc, char **argv)
     r.table = sym_alloc(r.nslots * sizeof *r.table);
     r.scratch = bench_alloc_private(r.nslots * sizeof *r.scratch);
     gathered = sym_alloc((size_t)g.npes * sizeof *gathered);
+#if defined(BENCH_ALLTOALL)
     for (int i = 0; i < a.n_sizes; i++)
         if (a.sizes[i] > a2a_max && a.sizes[i] <= ALLTOALL_MAX_BYTES)
             a2a_max = a.sizes[i];
     c.npes = g.npes;
     c.src = sym_alloc((size_t)g.npes * a2a_max);
     c.dst = sym_alloc((size_t)g.npes * a2a_max);
+#endif
 #if defined(BENCH_HAVE_AS_ALLTOALL)
     for (int i = 0; i < PSYNC_ROT; i++) {
         psync[i] = sym_alloc(SHMEM_ALLTOALL_SYNC_SIZE * sizeof(long));
@@ -285,6 +294,7 @@ int main(int argc, char **argv)
     pattern_put_row(&r, "random_put_w64", put_batch, 64, NULL);
     pattern_put_row(&r, "random_put_w1024", put_batch, 1024, NULL);
     pattern_add_row(&r, "random_add", add_batch, PATTERN_ADD_WINDOW, NULL);
+#if defined(BENCH_ALLTOALL)
     for (int i = 0; i < a.n_sizes; i++) {
         size_t bytes = a.sizes[i];
 
@@ -297,7 +307,7 @@ int main(int argc, char **argv)
         alltoall_row(&r, &c, "team_alltoall", "team", team_alltoall_batch, bytes);
 #endif
     }
-#if !defined(BENCH_HAVE_AS_ALLTOALL) && !defined(BENCH_HAVE_TEAM_ALLTOALL)
+#else
     if (g.me == 0)
         bench_skip("pattern", "alltoall", g.npes, "built without BENCH_HAVE_AS_ALLTOALL or BENCH_HAVE_TEAM_ALLTOALL");
 #endif
