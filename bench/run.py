@@ -10,9 +10,9 @@
 * Builds the benchmark programs (bench/*.c) twice: against Shoal and against
   the peer implementation (Open MPI's OSHMEM, through its oshcc), plus the
   hardware-bound programs with the plain C compiler: hw_memcpy and hw_rtt
-  (the node-local bounds) and hw_ofi (raw libfabric, linked with -lfabric:
-  the network-path bound; skipped, with the reason logged, when libfabric's
-  headers are missing). Routines that appeared after OpenSHMEM 1.4 are used
+  (the node-local bounds) and hw_ofi and hw_ofi_random (raw libfabric,
+  linked with -lfabric: the network-path bounds; skipped, with the reason
+  logged, when libfabric's headers are missing). Routines that appeared after OpenSHMEM 1.4 are used
   only when a compile-and-link test against that library passes
   (BENCH_HAVE_* macros).
 * Path modes (--mode, comma separated): `shm` (Shoal's default node-local
@@ -24,7 +24,8 @@
 * Runs everything REPS times, interleaving Shoal and the peer so both see
   the same machine noise, each launch under a timeout that kills its whole
   process tree. hw_ofi runs once per repetition for each provider of the
-  ofi modes asked for.
+  ofi modes asked for, hw_ofi_random once per provider and process count
+  that app_patterns (every PE issuing to random PEs) runs at.
 * Prints one table per mode: per row the median, min and max over the
   repetitions, the bound measured in the same run and the ratio to it. In
   the shm table the bounds are the memcpy / cache-line figures and the
@@ -33,7 +34,8 @@
   raw put of the same size, get/getmem vs raw get, p vs put 8 B, g vs get
   8 B, fetching AMOs vs raw fetch-add, non-fetching AMOs + quiet vs raw add,
   add_nq/inc_nq (back to back, one quiet) vs raw adds back to back,
-  put/get bandwidth at 1 MiB vs raw windowed bandwidth), and Open MPI is
+  put/get bandwidth at 1 MiB vs raw windowed bandwidth; hw_ofi_random:
+  app_patterns' random rows vs the same pattern raw), and Open MPI is
   not compared there: its OSHMEM uses UCX, not libfabric. Writes
   results.json, table.md (a markdown fragment) and PNG plots to the output
   directory.

@@ -22,7 +22,7 @@ import time
 from .launch import log, remove_leftovers, run, shm_names
 from .measure import HIGHER_IS_BETTER, parse_lines, time_ratio
 from .peers import openmpi_library, prefix_library, shoal_library
-from .plan import CFLAGS, HERE, HW_OFI, HW_PROGRAMS, mode_env, requested_modes, with_env
+from .plan import CFLAGS, HERE, HW_OFI, HW_OFI_RANDOM, HW_PROGRAMS, mode_env, requested_modes, with_env
 from .tables import UNITS, fmt, size_label
 
 MIN_REPS = 5  # fewer: the figures are provisional (bench/README.md)
@@ -83,7 +83,7 @@ def bench_jobs(specs, npes_list):
     for spec in specs:
         words = shlex.split(spec)
         prog = words[0] if words else ""
-        if prog in HW_PROGRAMS or prog == HW_OFI or not os.path.exists(os.path.join(HERE, prog + ".c")):
+        if prog in HW_PROGRAMS or prog in (HW_OFI, HW_OFI_RANDOM) or not os.path.exists(os.path.join(HERE, prog + ".c")):
             sys.exit(f"compare.py: --prog {spec}: not an OpenSHMEM program of bench/")
         for n in npes_list:
             jobs.append(Job(prog, n, words[1:], lambda text, tags: sum(parse_lines(text, **tags), [])))

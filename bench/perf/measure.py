@@ -42,7 +42,7 @@ def aggregate(raw):
     return out
 
 
-HIGHER_IS_BETTER = {"bw_GBps", "rate_Mops"}
+HIGHER_IS_BETTER = {"bw_GBps", "rate_Mops", "agg_rate_Mops"}
 
 
 def hw_bounds(agg):
@@ -78,6 +78,8 @@ def bound_for(key, rtt, memcpy, rtt2=None):
 
 
 FETCHING_AMOS = {"fetch_add", "fetch_inc", "compare_swap", "swap", "fetch", "fetch_and", "fetch_or", "fetch_xor"}
+# app_patterns' rows that hw_ofi_random also measures.
+RANDOM_PATTERNS = {"random_g", "random_put_w64", "random_put_w1024", "random_add"}
 NONFETCHING_AMOS = {"add", "inc", "set", "and", "or", "xor", "add_int"}  # each + shmem_quiet: a completed AMO
 
 
@@ -118,6 +120,10 @@ def ofi_bound_for(key, raw):
         if op == "fetch_add_roundtrip" and lat("fetch_add", 8):
             # one iteration: this PE's fetch-add and the fetch that sees the peer's
             return 2 * lat("fetch_add", 8), "raw fetch-add×2"
+    if bench == "pattern" and op in RANDOM_PATTERNS:
+        # The same streams, batches and checks on raw libfabric, as many processes.
+        v = raw.get(("hw_ofi_random", op, size, npes, metric))
+        return (v["median"] if v else None), "raw, same pattern"
     if bench == "rma_bw" and metric == "rate_Mops" and op == "put_rate":
         v = raw.get(("hw_ofi", "put_rate", 8, 2, "rate_Mops"))
         return (v["median"] if v else None), "raw 8 B puts, windowed"

@@ -10,10 +10,14 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(HERE)
 
 # Benchmark programs launched as OpenSHMEM jobs, and hardware-bound programs.
-SHMEM_PROGRAMS = ["rma_lat", "rma_bw", "amo_lat", "signal_pp", "coll_lat", "mem_scale", "quiet_visible"]
+SHMEM_PROGRAMS = ["rma_lat", "rma_bw", "amo_lat", "signal_pp", "coll_lat", "mem_scale", "quiet_visible",
+                  "app_patterns"]
 HW_PROGRAMS = ["hw_memcpy", "hw_rtt"]
-# The raw libfabric bound, built apart (it links libfabric) and run per provider.
+# The raw libfabric bounds, built apart (they link libfabric) and run per
+# provider: hw_ofi between two processes, hw_ofi_random (app_patterns'
+# random rows) at each PE count app_patterns runs at.
 HW_OFI = "hw_ofi"
+HW_OFI_RANDOM = "hw_ofi_random"
 
 # Path modes: extra environment of Shoal's runs (None: unset). An ofi mode
 # also names the libfabric provider its raw bound (hw_ofi) runs on.
@@ -89,14 +93,18 @@ def csv(sizes):
 
 
 def make_plan(args):
-    """Jobs of one repetition: (program, npes, argv, first_rep_only)."""
+    """One repetition: jobs (program, npes, argv, first_rep_only), the
+    hardware-bound jobs (program, argv), hw_ofi's argv, and hw_ofi_random's
+    runs (npes, argv)."""
     if args.quick:
         lat_sizes = [8, 4096, 1 << 20]
         coll_sizes, coll_pes, mem_pes = [8], [2, 4], [2, 4]
+        a2a_sizes = [8, 4096]
         extra = ["--quick"]
     else:
         lat_sizes = pow2_sizes(1, 4 << 20)
         coll_sizes, coll_pes, mem_pes = [8, 4096], [2, 4, 8], [2, 4, 8, 16]
+        a2a_sizes = [8, 64, 512, 4096]
         extra = []
     jobs = [
         ("rma_lat", 2, extra + ["--sizes", csv(lat_sizes)], False),
@@ -105,13 +113,15 @@ def make_plan(args):
         ("signal_pp", 2, extra + ["--sizes", csv([8, 4096])], False),
     ]
     jobs += [("coll_lat", n, extra + ["--sizes", csv(coll_sizes)], False) for n in coll_pes]
+    # Every PE issuing to random PEs, at the collectives' PE counts.
+    jobs += [("app_patterns", n, extra + ["--sizes", csv(a2a_sizes)], False) for n in coll_pes]
     jobs += [("mem_scale", n, [], True) for n in mem_pes]
     # What quiet guarantees, not how fast: once per run.
     jobs += [("quiet_visible", 2, extra, True)]
     hw = [("hw_memcpy", extra + ["--sizes", csv(sorted(set(lat_sizes) | {8}))]), ("hw_rtt", extra)]
     # The raw libfabric bound at every size Shoal's put/get rows use; its
     # own wait deadline stays below the launch timeout.
-    hw_ofi = extra + ["--sizes", csv(sorted(set(lat_sizes) | {8})),
-                      "--timeout", "10" if args.quick else "20"]
-    return jobs, hw, hw_ofi
-
+    wait = ["--timeout", "10" if args.quick else "20"]
+    hw_ofi = extra + ["--sizes", csv(sorted(set(lat_sizes) | {8}))] + wait
+    hw_ofi_random = [(n, extra + ["--np", str(n)] + wait) for n in coll_pes]
+    return jobs, hw, hw_ofi, hw_ofi_random

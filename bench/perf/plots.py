@@ -138,6 +138,36 @@ def plots(agg, out_dir, peer_lib, prefix_lib=None, prefix_label=None):
         legend(axes[0][0], 6)
         save(fig, "collectives.png")
 
+    # Every PE issuing to random PEs (app_patterns): rate per PE by PE
+    # count, against raw libfabric doing the same (hw_ofi_random); and
+    # all-to-all time per call.
+    panels = [(op, "rate_Mops", 8) for op in ("random_g", "random_put_w64", "random_put_w1024", "random_add")]
+    a2a = sorted({k[2] for d in agg.values() for k in d if k[0] == "pattern" and k[1] in ("alltoall", "team_alltoall")})
+    panels += [("alltoall", "lat_ns", size) for size in sorted({a2a[0], a2a[-1]})] if a2a else []
+    if any(k[0] == "pattern" for d in agg.values() for k in d):
+        fig, axes = plt.subplots(1, len(panels), figsize=(2.6 * len(panels), 2.8), squeeze=False)
+        for ax, (op, metric, size) in zip(axes[0], panels):
+            for lib, mode, label, style in series_libs:
+                for o in ([op, "team_alltoall"] if op == "alltoall" else [op]):
+                    x, y = series(lib, mode, "pattern", o, metric, by="npes", size=size)
+                    if x:
+                        ax.plot(x, y, style, ms=3, alpha=1.0 if o == op else 0.5,
+                                label=label + (" (team)" if o != op else ""), color=colour[(lib, mode)])
+            for m in raw_modes:
+                x, y = series("hw", m, "hw_ofi_random", op, metric, by="npes", size=size)
+                if x:
+                    ax.plot(x, y, ":", color=colour[("shoal", m)], label=f"raw libfabric {OFI_MODES[m]} (bound)")
+            ax.axvline(NCORES + 0.5, color="gray", lw=0.6)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_title(op + (f" {size_label(size)} a pair" if metric == "lat_ns" else ""), fontsize=9)
+            ax.set_xlabel("PEs", fontsize=8)
+            ax.set_ylabel("ns per call (median)" if metric == "lat_ns" else "Mop/s per PE (median)", fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(True, alpha=0.3)
+        legend(axes[0][0], 6)
+        save(fig, "patterns.png")
+
     # AMO latency, one bar per kind.
     amo_ops = sorted({k[1] for d in agg.values() for k in d if k[0] == "amo_lat"})
     if amo_ops:

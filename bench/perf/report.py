@@ -7,7 +7,7 @@ import statistics
 
 from .measure import aggregate, hw_bounds, two_line_rtt
 from .peers import PREFIX_PEER
-from .plan import HW_OFI, OFI_MODES
+from .plan import HW_OFI, HW_OFI_RANDOM, OFI_MODES
 from .tables import (build_table, fmt, hw_lines, key_lines, memory_lines, ofi_raw_lines, ofi_target_checks,
                      quiet_lines, table_lines, target_checks, UNITS)
 
@@ -70,7 +70,7 @@ def render(res):
     # Raw libfabric, per provider of the ofi modes asked for.
     raw_info = {}
     for r in run.raw:
-        if r.get("bench") == HW_OFI and r["mode"] not in raw_info:
+        if r.get("bench") in (HW_OFI, HW_OFI_RANDOM) and r["mode"] not in raw_info:
             raw_info[r["mode"]] = r
     for mode in run.ofi_asked:
         lines = ofi_raw_lines(agg, mode)
@@ -181,6 +181,12 @@ SUMMARY_ROWS = [
     ("broadcast 8 B (active set), 8 PEs", "coll", ["broadcast", "team_broadcast"], 8, 8),
     ("sum_to_all 8 B (active set), 4 PEs", "coll", ["sum_reduce", "team_sum_reduce"], 8, 4),
     ("sum_to_all 8 B (active set), 8 PEs", "coll", ["sum_reduce", "team_sum_reduce"], 8, 8),
+    # Every PE issuing to random other PEs (app_patterns), per PE.
+    ("random adds (GUPS), 2 PEs, rate per PE", "pattern", ["random_add"], 8, 2),
+    ("random adds (GUPS), 8 PEs, rate per PE", "pattern", ["random_add"], 8, 8),
+    ("random 8 B gets (shmem_g), 8 PEs, rate per PE", "pattern", ["random_g"], 8, 8),
+    ("random 8 B put_nbi, a quiet per 1024, 8 PEs, rate per PE", "pattern", ["random_put_w1024"], 8, 8),
+    ("all-to-all 8 B a pair (active set), 8 PEs", "pattern", ["alltoall", "team_alltoall"], 8, 8),
 ]
 
 

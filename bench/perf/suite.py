@@ -9,8 +9,8 @@ import os
 from .launch import log, remove_leftovers, run, shm_names
 from .measure import parse_lines
 from .peers import PREFIX_PEER, peer_provider
-from .plan import CFLAGS, HERE, HW_OFI, HW_PROGRAMS, NCORES, OFI_MODES, SHMEM_PROGRAMS, make_plan, mode_env, \
-    with_env
+from .plan import CFLAGS, HERE, HW_OFI, HW_OFI_RANDOM, HW_PROGRAMS, NCORES, OFI_MODES, SHMEM_PROGRAMS, make_plan, \
+    mode_env, with_env
 
 
 def build_lib(lib, build_dir):
@@ -112,9 +112,9 @@ def confirm_peer_providers(prefix_peer, modes, build_dir, timeout):
 
 
 def build_hw_ofi(ofi_asked, build_dir, hw_bins, crashed):
-    """The raw libfabric bound, for the providers of the ofi modes asked
-    for. Returns why it was skipped (libfabric's headers or library
-    missing), or None."""
+    """The raw libfabric bounds (hw_ofi, hw_ofi_random), for the providers
+    of the ofi modes asked for. Returns why they were skipped (libfabric's
+    headers or library missing), or None."""
     if not ofi_asked:
         return None
     hw_dir = os.path.join(build_dir, "hw")
@@ -127,9 +127,10 @@ def build_hw_ofi(ofi_asked, build_dir, hw_bins, crashed):
     if st != "ok":
         why = ("libfabric headers or library not found (rdma/fabric.h, -lfabric): "
                + (err.strip().splitlines() or [st])[0])
-        log(f"run.py: {HW_OFI} skipped: {why}; the ofi tables have no bound")
+        log(f"run.py: {HW_OFI} and {HW_OFI_RANDOM} skipped: {why}; the ofi tables have no bound")
         return why
-    build_hw(HW_OFI, hw_dir, ["-lfabric"], hw_bins, crashed)
+    for prog in (HW_OFI, HW_OFI_RANDOM):
+        build_hw(prog, hw_dir, ["-lfabric"], hw_bins, crashed)
     return None
 
 
@@ -137,7 +138,7 @@ def run_reps(args, reps, timeout, shoal, peer, prefix_peer, modes, skipped_modes
     """Every repetition: the bounds, then each program with Shoal in every
     mode and its peers right after it. Returns (rows, skip notes,
     failures as (lib, mode, prog, npes, status, stderr tail))."""
-    jobs, hw_jobs, hw_ofi_argv = make_plan(args)
+    jobs, hw_jobs, hw_ofi_argv, hw_ofi_random_runs = make_plan(args)
     only = set(args.only.split(",")) if args.only else None
     raw, skips, failures = [], [], []
     for rep in range(reps):
@@ -164,6 +165,26 @@ def run_reps(args, reps, timeout, shoal, peer, prefix_peer, modes, skipped_modes
             if st != "ok":
                 crashed.append(f"hw/{HW_OFI} --provider {prov}: {st}")
                 log(f"run.py: hw/{HW_OFI} --provider {prov} {st}: {err[-1000:]}")
+        for mode in ofi_asked:
+            if HW_OFI_RANDOM not in hw_bins or (only and HW_OFI_RANDOM not in only):
+                continue
+            prov = OFI_MODES[mode]
+            for npes, argv in hw_ofi_random_runs:
+                label = f"hw/{HW_OFI_RANDOM} --provider {prov} --np {npes}"
+                shm_before = shm_names()
+                st, out, err, dt = run([hw_bins[HW_OFI_RANDOM], "--provider", prov] + argv, timeout,
+                                       env=with_env(os.environ, {"FI_PROVIDER": prov}))
+                left = remove_leftovers(shm_before)
+                rows, sk = parse_lines(out, lib="hw", mode=mode, rep=rep)
+                raw += rows
+                if rep == 0:
+                    skips += sk
+                log(f"run.py: rep {rep + 1}/{reps} {label}: {st}, {len(rows)} rows, {dt:.1f} s")
+                if left:
+                    log(f"run.py: {label} left {len(left)} name(s) in /dev/shm (removed): {' '.join(left[:8])}")
+                if st != "ok":
+                    crashed.append(f"{label}: {st}")
+                    log(f"run.py: {label} {st}: {err[-1000:]}")
         for prog, npes, argv, first_only in jobs:
             if (first_only and rep > 0) or (only and prog not in only):
                 continue

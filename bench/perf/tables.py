@@ -31,19 +31,23 @@ def size_label(s):
     return f"{s} B"
 
 
-UNITS = {"lat_ns": "ns", "bw_GBps": "GB/s", "rate_Mops": "Mop/s", "kB": "kB", "count": ""}
+UNITS = {"lat_ns": "ns", "bw_GBps": "GB/s", "rate_Mops": "Mop/s", "agg_rate_Mops": "Mop/s, all PEs", "kB": "kB",
+         "count": ""}
+# Where every PE issues (app_patterns), a rate is each PE's.
+PER_PE_UNITS = {"rate_Mops": "Mop/s per PE"}
+RAW_PATTERN_UNITS = {"rate_Mops": "Mop/s per process", "agg_rate_Mops": "Mop/s, all processes"}
 
-SECTION_ORDER = ["rma_lat", "rma_bw", "amo_lat", "signal", "coll", "mem"]
+SECTION_ORDER = ["rma_lat", "rma_bw", "amo_lat", "signal", "coll", "pattern", "mem"]
 
 
 def row_name(key):
     bench, op, size, npes, metric = key
     parts = [op]
-    if bench in ("rma_lat", "rma_bw", "signal", "coll") and size:
+    if bench in ("rma_lat", "rma_bw", "signal", "coll", "pattern") and size:
         parts.append(size_label(size))
-    if bench in ("coll", "mem"):
+    if bench in ("coll", "mem", "pattern"):
         parts.append(f"{npes} PEs" + (" (oversub.)" if npes > NCORES else ""))
-    unit = UNITS.get(metric, metric)
+    unit = (PER_PE_UNITS if bench == "pattern" else {}).get(metric) or UNITS.get(metric, metric)
     return f"{bench}: " + " ".join(parts) + (f" [{unit}]" if unit else "")
 
 
@@ -52,14 +56,17 @@ OP_ORDER = ["p", "g", "p_roundtrip", "putmem", "getmem", "put_bw", "put_nbi_bw",
             "fetch_or", "fetch_xor", "add", "inc", "set", "and", "or", "xor", "add_int", "add_nq", "inc_nq",
             "add_int_nq",
             "fetch_add_roundtrip", "barrier_all", "sync_all", "sync", "team_sync", "broadcast", "team_broadcast",
-            "fcollect", "team_fcollect", "alltoall", "team_alltoall", "sum_reduce", "team_sum_reduce"]
+            "fcollect", "team_fcollect", "alltoall", "team_alltoall", "sum_reduce", "team_sum_reduce",
+            "random_g", "random_put_w64", "random_put_w1024", "random_add"]
+METRIC_ORDER = ["lat_ns", "rate_Mops", "agg_rate_Mops", "bw_GBps"]
 
 
 def row_order(k):
     bench, op, size, npes, metric = k
     return (SECTION_ORDER.index(bench) if bench in SECTION_ORDER else 99, bench,
             size if bench == "coll" else 0,
-            OP_ORDER.index(op) if op in OP_ORDER else 99, op, npes, size)
+            OP_ORDER.index(op) if op in OP_ORDER else 99, op,
+            METRIC_ORDER.index(metric) if metric in METRIC_ORDER else 99, metric, npes, size)
 
 
 TIE = 0.03  # within 3%: neither is faster, on a shared 2-core VM
@@ -283,9 +290,15 @@ def ofi_raw_lines(agg, mode, markdown=False):
     order = {"put": 0, "get": 1, "fetch_add": 2, "add": 3, "add_nq": 4, "put_bw": 5, "get_bw": 6, "put_rate": 7}
     head = ["raw libfabric", "median [min–max]", "unit"]
     body = []
-    for k in sorted(raw, key=lambda k: (order.get(k[1], 9), k[1], k[2])):
-        name = k[1] + (f" {size_label(k[2])}" if k[1] in ("put", "get", "put_bw", "get_bw") else "")
-        body.append([name, stat_cell(raw[k]), UNITS.get(k[4], k[4])])
+    # hw_ofi's two-process rows, then hw_ofi_random's by pattern and process count.
+    for k in sorted(raw, key=lambda k: (k[0] != "hw_ofi", order.get(k[1], 9), k[1], k[4], k[3], k[2])):
+        if k[0] == "hw_ofi":
+            name = k[1] + (f" {size_label(k[2])}" if k[1] in ("put", "get", "put_bw", "get_bw") else "")
+            unit = UNITS.get(k[4], k[4])
+        else:
+            name = f"{k[1]}, {k[3]} processes" + (" (oversub.)" if k[3] > NCORES else "")
+            unit = RAW_PATTERN_UNITS.get(k[4]) or UNITS.get(k[4], k[4])
+        body.append([name, stat_cell(raw[k]), unit])
     if markdown:
         return ["| " + " | ".join(head) + " |", "|---|---:|---|"] + ["| " + " | ".join(b) + " |" for b in body]
     widths = [max(len(x[i]) for x in [head] + body) for i in range(3)]
