@@ -58,8 +58,7 @@ struct a2a {
 
 static double *gathered;      /* symmetric, npes */
 static long put_src[1024];    /* put_nbi sources stay untouched until quiet */
-static double table_mib = PATTERN_TABLE_MIB;
-static double budget_ms_given;  /* --budget-ms, else 0 */
+static struct pattern_options options = PATTERN_OPTIONS_DEFAULT;
 
 /* ---- the group, for patterns.h ---- */
 
@@ -212,15 +211,7 @@ static void read_every_table(struct pattern_run *r)
 
 static int own_option(int argc, char **argv, int i)
 {
-    if (i + 1 >= argc)
-        return 0;
-    if (!strcmp(argv[i], "--table-mib"))
-        table_mib = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "--budget-ms"))
-        budget_ms_given = atof(argv[i + 1]);
-    else
-        return 0;
-    return 2;
+    return pattern_option(&options, argc, argv, i);
 }
 
 static void *sym_alloc(size_t bytes)
@@ -245,8 +236,6 @@ int main(int argc, char **argv)
 #endif
 
     bench_parse_args_own(argc, argv, &a, 8, 4096, own_option);
-    /* Ten times common.h's: every PE contends, batches must hold many operations. */
-    a.budget_ns = budget_ms_given > 0 ? budget_ms_given * 1e6 : a.budget_ns * 10;
     if (!a.sizes_given) {
         static const size_t sizes[] = {8, 64, 512, 4096};
         a.n_sizes = 4;
@@ -264,10 +253,10 @@ int main(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.g = &g;
     r.quick = a.quick;
-    r.budget_ns = a.budget_ns;
+    r.budget_ns = pattern_budget_ns(&options, a.budget_ns);
     r.bench = "pattern";
     r.extra = "";
-    r.nslots = pattern_slots_within(table_mib);
+    r.nslots = pattern_slots_within(options.table_mib);
     r.table = sym_alloc(r.nslots * sizeof *r.table);
     r.scratch = bench_alloc_private(r.nslots * sizeof *r.scratch);
     gathered = sym_alloc((size_t)g.npes * sizeof *gathered);

@@ -8,7 +8,8 @@
  * atomics, then a data buffer) and does nothing but drive libfabric's
  * progress (fi_cq_read in a loop: tcp;ofi_rxm and shm have manual progress),
  * as a SHMEM PE waiting in a barrier would. Endpoint addresses (fi_getname)
- * and the region's address and key go over a socketpair.
+ * and the region's address and key go over a socketpair. The bring-up and
+ * the checked calls are hw_ofi_random.c's too (hw_ofi_common.h).
  *
  * The endpoint is asked for the way a SHMEM would ask: RDM, FI_RMA |
  * FI_ATOMIC, mr_mode FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY
@@ -64,70 +65,24 @@
  * with fi_close, so the shm provider's files in /dev/shm go away; on a
  * signal or a forced exit the file of each endpoint is unlinked by name.
  */
-#include "common.h" /* first: it defines _GNU_SOURCE */
+#include "hw_ofi_common.h" /* first: common.h defines _GNU_SOURCE */
 
-#include <errno.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <rdma/fabric.h>
-#include <rdma/fi_atomic.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
-
-#define ADDR_MAX 256
 #define DATA_OFF 4096          /* the data buffer starts one page into the region */
 #define BW_SIZE ((size_t)1 << 20)
 #define WINDOW_DEFAULT 64      /* rma_bw's window */
-#ifndef SPIN_CHECK
-#define SPIN_CHECK 255         /* spins between deadline / error checks (mask) */
-#endif
 
-/* What each process tells the other. */
-struct card {
-    uint32_t addrlen;
-    uint8_t addr[ADDR_MAX];
-    uint64_t base;             /* remote address of the region's start (0 without FI_MR_VIRT_ADDR) */
-    uint64_t key;
-};
-
-static struct {
-    struct fi_info *info;
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    struct fid_cntr *wcntr, *rcntr;
-    struct fid_ep *ep;
-    struct fid_mr *mr;
-    fi_addr_t peer;
-    uint64_t rbase, rkey;      /* the target's region */
-    uint64_t w_issued, r_issued;
-    size_t inject;
-    int dc_default;            /* FI_DELIVERY_COMPLETE accepted as the default op flag */
-    int thread_domain;         /* FI_THREAD_DOMAIN accepted */
-} F;
-
+static struct ofi_peer peer;   /* the other process */
 static const char *role = "initiator";
 static int is_parent = 1;
 static int sock = -1;
 static pid_t child = -1;
 static pid_t parent_pid;
-static double timeout_ns = 20e9;
 static volatile sig_atomic_t failing;
-/* /dev/shm files of the shm provider's endpoints ("fi_shm://NAME" ->
- * "/NAME"), unlinked by name when a process cannot fi_close. */
-static char own_shm[ADDR_MAX + 2], peer_shm[ADDR_MAX + 2];
-
-static void close_fabric(void);
+/* The /dev/shm file of the other process's shm endpoint, unlinked when it
+ * could not fi_close (killed). */
+static char peer_shm[SHM_PATH_MAX];
 
 static void on_signal(int sig)
 {
@@ -141,47 +96,19 @@ static void on_signal(int sig)
     _exit(1);
 }
 
-static void shm_path(const struct card *c, char *out)
-{
-    static const char prefix[] = "fi_shm://";
-    size_t n = c->addrlen;
-
-    out[0] = '\0';
-    if (n <= sizeof prefix - 1 || n > ADDR_MAX || memcmp(c->addr, prefix, sizeof prefix - 1))
-        return;
-    n -= sizeof prefix - 1;
-    while (n && c->addr[sizeof prefix - 1 + n - 1] == '\0')
-        n--;
-    snprintf(out, ADDR_MAX + 2, "/dev/shm/%.*s", (int)n, (const char *)c->addr + sizeof prefix - 1);
-}
-
 /* End the other process (the target, from the initiator): closing the
  * socket tells it to clean up and go; past a deadline it is killed and its
  * shm file unlinked. */
 static int reap_child(double wait_ns)
 {
-    int status = 0;
-    double t0 = bench_now_ns();
+    int status = 0, waited;
 
     if (child <= 0)
         return 0;
-    for (;;) {
-        pid_t r = waitpid(child, &status, WNOHANG);
-        if (r == child)
-            break;
-        if (r < 0 && errno != EINTR) {
-            child = -1;
-            return 1;
-        }
-        if (bench_now_ns() - t0 > wait_ns) {
-            fprintf(stderr, "hw_ofi: the target did not exit within %.0f s; killing it\n", wait_ns / 1e9);
-            kill(child, SIGKILL);
-            waitpid(child, &status, 0);
-            break;
-        }
-        usleep(2000);
-    }
+    waited = wait_or_kill(child, bench_now_ns(), wait_ns, "hw_ofi: the target", &status);
     child = -1;
+    if (!waited)
+        return 1;
     /* Gone: a file of its endpoint still there was left by a target that
      * could not fi_close (killed), and is nobody's now. */
     if (peer_shm[0])
@@ -214,35 +141,13 @@ static void fail(const char *fmt, ...)
     exit(1);
 }
 
-/* ---- waiting, with deadlines ---- */
+/* ---- waiting ---- */
 
-static void deadline(double *t0, const char *what)
+/* A counter read drives some providers' progress too. */
+static inline void retry_pause(unsigned tries)
 {
-    double now = bench_now_ns();
-
-    if (*t0 == 0)
-        *t0 = now;
-    else if (now - *t0 > timeout_ns)
-        fail("no progress for %.0f s while %s", timeout_ns / 1e9, what);
-}
-
-/* Reading the CQ drives a manual-progress provider; only errors arrive
- * there (selective completion, no receives posted). */
-static void progress(void)
-{
-    struct fi_cq_entry ent;
-    ssize_t n = fi_cq_read(F.cq, &ent, 1);
-
-    if (n == -FI_EAVAIL) {
-        struct fi_cq_err_entry err;
-        char buf[160];
-
-        memset(&err, 0, sizeof err);
-        if (fi_cq_readerr(F.cq, &err, 0) < 1)
-            fail("an operation failed (no detail available)");
-        fail("an operation failed: %s (%s)", fi_strerror(err.err),
-             fi_cq_strerror(F.cq, err.prov_errno, err.err_data, buf, sizeof buf));
-    }
+    (void)tries;
+    (void)fi_cntr_read(F.wcntr);
 }
 
 static inline void wait_cntr(struct fid_cntr *c, uint64_t target, const char *what)
@@ -252,54 +157,14 @@ static inline void wait_cntr(struct fid_cntr *c, uint64_t target, const char *wh
 
     while (fi_cntr_read(c) < target) {
         if ((++spins & SPIN_CHECK) == 0) {
-            if (fi_cntr_readerr(c) > 0) {
-                progress(); /* reports the queued error entry */
-                fail("an operation completed in error while %s", what);
-            }
+            fail_on_counter_error(c, what);
             progress();
             deadline(&t0, what);
         }
     }
 }
 
-/* Post, retrying while the provider's queues are full. */
-#define POST(issued, call, what)                                                                \
-    do {                                                                                        \
-        ssize_t rc_;                                                                            \
-        double t0_ = 0;                                                                         \
-        while ((rc_ = (call)) == -FI_EAGAIN) {                                                  \
-            progress();                                                                         \
-            (void)fi_cntr_read(F.wcntr);                                                        \
-            deadline(&t0_, "posting " what " (FI_EAGAIN)");                                     \
-        }                                                                                       \
-        if (rc_)                                                                                \
-            fail("%s: %s", what, fi_strerror((int)-rc_));                                       \
-        (*(issued))++;                                                                          \
-    } while (0)
-
-#define CHECK(call, what)                                                                       \
-    do {                                                                                        \
-        int rc_ = (int)(call);                                                                  \
-        if (rc_)                                                                                \
-            fail("%s: %s", what, fi_strerror(-rc_));                                            \
-    } while (0)
-
 /* ---- the socket ---- */
-
-static void xwrite(const void *buf, size_t n)
-{
-    const char *p = buf;
-
-    while (n) {
-        ssize_t w = write(sock, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            fail("write to the other process: %s", w < 0 ? strerror(errno) : "closed");
-        p += w;
-        n -= (size_t)w;
-    }
-}
 
 static void xread(void *buf, size_t n, const char *what)
 {
@@ -329,53 +194,13 @@ static void xread(void *buf, size_t n, const char *what)
     }
 }
 
-/* ---- bring-up and tear-down ---- */
-
-static struct fi_info *ask(int dc, int thread_domain)
+/* Both processes: the endpoint (and `region` registered, when given), then
+ * each learns the other's card. */
+static void bring_up(void *region, size_t region_len)
 {
-    struct fi_info *hints = fi_allocinfo(), *all = NULL, *pick = NULL;
-    const char *explicit_prov = getenv("FI_PROVIDER");
-    int rc;
+    struct card mine, other;
 
-    if (!hints)
-        fail("fi_allocinfo: out of memory");
-    hints->caps = FI_RMA | FI_ATOMIC;
-    hints->mode = 0; /* no FI_CONTEXT: operations carry no context */
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    if (thread_domain)
-        hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    if (dc)
-        hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
-    rc = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &all);
-    fi_freeinfo(hints);
-    if (rc || !all)
-        return NULL;
-    for (struct fi_info *f = all; f && !pick; f = f->next)
-        /* udp;ofi_rxd hangs on libfabric 1.17: only when asked for by name. */
-        if (explicit_prov || !strstr(f->fabric_attr->prov_name, "ofi_rxd"))
-            pick = f;
-    pick = pick ? fi_dupinfo(pick) : NULL;
-    fi_freeinfo(all);
-    return pick;
-}
-
-static void open_fabric(struct card *mine, void *region, size_t region_len)
-{
-    struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = 2};
-    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
-    struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
-    size_t len = sizeof mine->addr;
-
-    /* Best first: delivery-complete default and a lock-free domain; give up
-     * only what the provider refuses. */
-    static const int tries[][2] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}};
-    for (size_t i = 0; i < sizeof tries / sizeof tries[0] && !F.info; i++) {
-        F.info = ask(tries[i][0], tries[i][1]);
-        F.dc_default = tries[i][0];
-        F.thread_domain = tries[i][1];
-    }
-    if (!F.info) {
+    if (!open_fabric(&mine, region, region_len, 2)) {
         /* Not a failure of this program: nothing to measure here. The
          * initiator says so; both end with status 0. */
         if (is_parent) {
@@ -390,82 +215,10 @@ static void open_fabric(struct card *mine, void *region, size_t region_len)
         }
         _exit(0);
     }
-    F.inject = F.info->tx_attr->inject_size;
-    CHECK(fi_fabric(F.info->fabric_attr, &F.fabric, NULL), "fi_fabric");
-    CHECK(fi_domain(F.fabric, F.info, &F.domain, NULL), "fi_domain");
-    CHECK(fi_av_open(F.domain, &ava, &F.av, NULL), "fi_av_open");
-    CHECK(fi_cq_open(F.domain, &cqa, &F.cq, NULL), "fi_cq_open");
-    CHECK(fi_cntr_open(F.domain, &ca, &F.wcntr, NULL), "fi_cntr_open(write)");
-    CHECK(fi_cntr_open(F.domain, &ca, &F.rcntr, NULL), "fi_cntr_open(read)");
-    CHECK(fi_endpoint(F.domain, F.info, &F.ep, NULL), "fi_endpoint");
-    CHECK(fi_ep_bind(F.ep, &F.av->fid, 0), "fi_ep_bind(av)");
-    CHECK(fi_ep_bind(F.ep, &F.cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION), "fi_ep_bind(cq)");
-    CHECK(fi_ep_bind(F.ep, &F.wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)");
-    CHECK(fi_ep_bind(F.ep, &F.rcntr->fid, FI_READ), "fi_ep_bind(read counter)");
-    CHECK(fi_enable(F.ep), "fi_enable");
-
-    memset(mine, 0, sizeof *mine);
-    CHECK(fi_getname(&F.ep->fid, mine->addr, &len), "fi_getname");
-    mine->addrlen = (uint32_t)len;
-    shm_path(mine, own_shm);
-
-    if (region) {
-        uint64_t mode = F.info->domain_attr->mr_mode;
-        /* The requested key (1) counts only without FI_MR_PROV_KEY. */
-        CHECK(fi_mr_reg(F.domain, region, region_len, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 1, 0, &F.mr, NULL),
-              "fi_mr_reg");
-        if (mode & FI_MR_ENDPOINT) {
-            CHECK(fi_mr_bind(F.mr, &F.ep->fid, 0), "fi_mr_bind");
-            CHECK(fi_mr_enable(F.mr), "fi_mr_enable");
-        }
-        mine->key = fi_mr_key(F.mr);
-        /* Without FI_MR_VIRT_ADDR a target address is an offset into the region. */
-        mine->base = (mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)region : 0;
-    }
-}
-
-static void close_one(struct fid *f)
-{
-    if (f)
-        fi_close(f);
-}
-
-static void close_fabric(void)
-{
-    /* The endpoint first: it holds the others. */
-    close_one(F.ep ? &F.ep->fid : NULL);
-    close_one(F.mr ? &F.mr->fid : NULL);
-    close_one(F.wcntr ? &F.wcntr->fid : NULL);
-    close_one(F.rcntr ? &F.rcntr->fid : NULL);
-    close_one(F.cq ? &F.cq->fid : NULL);
-    close_one(F.av ? &F.av->fid : NULL);
-    close_one(F.domain ? &F.domain->fid : NULL);
-    close_one(F.fabric ? &F.fabric->fid : NULL);
-    F.ep = NULL;
-    F.mr = NULL;
-    F.wcntr = F.rcntr = NULL;
-    F.cq = NULL;
-    F.av = NULL;
-    F.domain = NULL;
-    F.fabric = NULL;
-    if (F.info)
-        fi_freeinfo(F.info);
-    F.info = NULL;
-    /* fi_close removed the file; make sure, in case the provider did not. */
-    if (own_shm[0])
-        unlink(own_shm);
-    own_shm[0] = '\0';
-}
-
-static void connect_peer(const struct card *peer)
-{
-    int rc = fi_av_insert(F.av, peer->addr, 1, &F.peer, 0, NULL);
-
-    if (rc != 1)
-        fail("fi_av_insert: %s", rc < 0 ? fi_strerror(-rc) : "address not inserted");
-    F.rbase = peer->base;
-    F.rkey = peer->key;
-    shm_path(peer, peer_shm);
+    send_all(sock, &mine, sizeof mine);
+    xread(&other, sizeof other, "exchanging addresses");
+    connect_peer(&other, is_parent ? 1 : 0, &peer);
+    shm_path(&other, peer_shm);
 }
 
 /* ---- the target ---- */
@@ -503,22 +256,15 @@ static int target_main(size_t max, long cores)
 {
     size_t region_len = DATA_OFF + max;
     char *region;
-    struct card mine, peer;
     int rc;
 
     role = "target";
     is_parent = 0;
-    (void)prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent_pid)
-        _exit(1); /* the initiator is already gone */
     if (cores >= 2)
         bench_pin_cpu(1);
     region = bench_alloc_private(region_len);
     memset(region, 0, DATA_OFF); /* the atomic word starts at 0 */
-    open_fabric(&mine, region, region_len);
-    xwrite(&mine, sizeof mine);
-    xread(&peer, sizeof peer, "exchanging addresses");
-    connect_peer(&peer);
+    bring_up(region, region_len);
     rc = serve();
     close_fabric();
     free(region);
@@ -538,23 +284,23 @@ struct op {
 
 static inline uint64_t data_addr(void)
 {
-    return F.rbase + DATA_OFF;
+    return peer.base + DATA_OFF;
 }
 
 static inline void post_put(struct op *o)
 {
     if (o->size <= F.inject) {
         struct iovec iov = {.iov_base = o->src, .iov_len = o->size};
-        struct fi_rma_iov rma = {.addr = data_addr(), .len = o->size, .key = F.rkey};
-        struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = F.peer, .rma_iov = &rma,
+        struct fi_rma_iov rma = {.addr = data_addr(), .len = o->size, .key = peer.key};
+        struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = peer.addr, .rma_iov = &rma,
                                  .rma_iov_count = 1};
         POST(&F.w_issued, fi_writemsg(F.ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE), "fi_writemsg(FI_INJECT)");
     } else if (F.dc_default) {
-        POST(&F.w_issued, fi_write(F.ep, o->src, o->size, NULL, F.peer, data_addr(), F.rkey, NULL), "fi_write");
+        POST(&F.w_issued, fi_write(F.ep, o->src, o->size, NULL, peer.addr, data_addr(), peer.key, NULL), "fi_write");
     } else {
         struct iovec iov = {.iov_base = o->src, .iov_len = o->size};
-        struct fi_rma_iov rma = {.addr = data_addr(), .len = o->size, .key = F.rkey};
-        struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = F.peer, .rma_iov = &rma,
+        struct fi_rma_iov rma = {.addr = data_addr(), .len = o->size, .key = peer.key};
+        struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = peer.addr, .rma_iov = &rma,
                                  .rma_iov_count = 1};
         POST(&F.w_issued, fi_writemsg(F.ep, &msg, FI_DELIVERY_COMPLETE), "fi_writemsg");
     }
@@ -562,7 +308,7 @@ static inline void post_put(struct op *o)
 
 static inline void post_get(struct op *o)
 {
-    POST(&F.r_issued, fi_read(F.ep, o->dst, o->size, NULL, F.peer, data_addr(), F.rkey, NULL), "fi_read");
+    POST(&F.r_issued, fi_read(F.ep, o->dst, o->size, NULL, peer.addr, data_addr(), peer.key, NULL), "fi_read");
 }
 
 static void put_batch(void *arg, long n)
@@ -591,7 +337,7 @@ static void fetch_add_batch(void *arg, long n)
 
     for (long i = 0; i < n; i++) {
         POST(&F.r_issued,
-             fi_fetch_atomic(F.ep, &one, 1, NULL, &res, NULL, F.peer, F.rbase, F.rkey, FI_UINT64, FI_SUM, NULL),
+             fi_fetch_atomic(F.ep, &one, 1, NULL, &res, NULL, peer.addr, peer.base, peer.key, FI_UINT64, FI_SUM, NULL),
              "fi_fetch_atomic");
         wait_cntr(F.rcntr, F.r_issued, "waiting for a fetch-add to complete");
         o->bad += res != o->expect;
@@ -605,7 +351,7 @@ static void add_batch(void *arg, long n)
     static const uint64_t one = 1;
 
     for (long i = 0; i < n; i++) {
-        POST(&F.w_issued, fi_atomic(F.ep, &one, 1, NULL, F.peer, F.rbase, F.rkey, FI_UINT64, FI_SUM, NULL),
+        POST(&F.w_issued, fi_atomic(F.ep, &one, 1, NULL, peer.addr, peer.base, peer.key, FI_UINT64, FI_SUM, NULL),
              "fi_atomic");
         wait_cntr(F.wcntr, F.w_issued, "waiting for an add to complete");
         o->expect++;
@@ -617,18 +363,17 @@ static void add_nq_batch(void *arg, long n)
     struct op *o = arg;
     static const uint64_t one = 1;
     static uint64_t discard;
-    int by_fetch = !strcmp(F.info->fabric_attr->prov_name, "shm");
 
     for (long i = 0; i < n; i++) {
-        if (by_fetch) {
+        if (F.shm) {
             POST(&F.r_issued,
-                 fi_fetch_atomic(F.ep, &one, 1, NULL, &discard, NULL, F.peer, F.rbase, F.rkey, FI_UINT64, FI_SUM,
-                                 NULL),
+                 fi_fetch_atomic(F.ep, &one, 1, NULL, &discard, NULL, peer.addr, peer.base, peer.key, FI_UINT64,
+                                 FI_SUM, NULL),
                  "fi_fetch_atomic");
         } else {
             struct fi_ioc ioc = {.addr = (void *)&one, .count = 1};
-            struct fi_rma_ioc rma = {.addr = F.rbase, .count = 1, .key = F.rkey};
-            struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = F.peer, .rma_iov = &rma,
+            struct fi_rma_ioc rma = {.addr = peer.base, .count = 1, .key = peer.key};
+            struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = peer.addr, .rma_iov = &rma,
                                         .rma_iov_count = 1, .datatype = FI_UINT64, .op = FI_SUM};
             POST(&F.w_issued, fi_atomicmsg(F.ep, &msg, FI_INJECT | FI_DELIVERY_COMPLETE), "fi_atomicmsg");
         }
@@ -650,8 +395,8 @@ static void add_posted_batch(void *arg, long n)
     struct op *o = arg;
     static const uint64_t one = 1;
     struct fi_ioc ioc = {.addr = (void *)&one, .count = 1};
-    struct fi_rma_ioc rma = {.addr = F.rbase, .count = 1, .key = F.rkey};
-    struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = F.peer, .rma_iov = &rma,
+    struct fi_rma_ioc rma = {.addr = peer.base, .count = 1, .key = peer.key};
+    struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = peer.addr, .rma_iov = &rma,
                                 .rma_iov_count = 1, .datatype = FI_UINT64, .op = FI_SUM};
 
     for (long i = 0; i < n; i++) {
@@ -687,7 +432,7 @@ static const char *provider_label;
 
 static void heartbeat(void)
 {
-    xwrite("r", 1);
+    send_all(sock, "r", 1);
 }
 
 static void emit(const char *op, size_t size, const char *metric, double value, const char *more)
@@ -711,18 +456,11 @@ static uint64_t read_word(void)
     uint64_t zero = 0, v = 0;
 
     POST(&F.r_issued,
-         fi_fetch_atomic(F.ep, &zero, 1, NULL, &v, NULL, F.peer, F.rbase, F.rkey, FI_UINT64, FI_ATOMIC_READ, NULL),
+         fi_fetch_atomic(F.ep, &zero, 1, NULL, &v, NULL, peer.addr, peer.base, peer.key, FI_UINT64, FI_ATOMIC_READ,
+                         NULL),
          "fi_fetch_atomic(FI_ATOMIC_READ)");
     wait_cntr(F.rcntr, F.r_issued, "reading the atomic word back");
     return v;
-}
-
-static int atomic_ok(int fetching, enum fi_op op)
-{
-    size_t count = 0;
-    int rc = fetching ? fi_fetch_atomicvalid(F.ep, FI_UINT64, op, &count)
-                      : fi_atomicvalid(F.ep, FI_UINT64, op, &count);
-    return rc == 0 && count >= 1;
 }
 
 /* One row of adds to the peer's word: emitted only if the word ends with
@@ -748,7 +486,6 @@ static void timed_adds(struct op *o, const struct bench_args *a, const char *row
 
 static int initiator_main(const struct bench_args *a, size_t max, int window, long cores)
 {
-    struct card mine, peer;
     struct op o;
     char more[160];
     int st;
@@ -758,10 +495,7 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
     memset(&o, 0, sizeof o);
     o.src = bench_alloc_private(max);
     o.dst = bench_alloc_private(max);
-    open_fabric(&mine, NULL, 0);
-    xwrite(&mine, sizeof mine);
-    xread(&peer, sizeof peer, "exchanging addresses");
-    connect_peer(&peer);
+    bring_up(NULL, 0);
 
     {
         const char *p = getenv("FI_PROVIDER");
@@ -836,10 +570,9 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
          * adds of the next row return inject buffers twice, after which
          * pipelined operations share buffers. */
         timed_adds(&o, a, "add_nq", add_nq_batch,
-                   strcmp(F.info->fabric_attr->prov_name, "shm")
-                       ? "\"method\":\"fi_atomicmsg(FI_INJECT|FI_DELIVERY_COMPLETE) back to back\""
-                       : "\"method\":\"fi_fetch_atomic into a discarded word, back to back\"");
-        if (!strcmp(F.info->fabric_attr->prov_name, "shm")) {
+                   F.shm ? "\"method\":\"fi_fetch_atomic into a discarded word, back to back\""
+                         : "\"method\":\"fi_atomicmsg(FI_INJECT|FI_DELIVERY_COMPLETE) back to back\"");
+        if (F.shm) {
             heartbeat();
             o.bad = 0;
             timed_adds(&o, a, "add_posted", add_posted_batch,
@@ -877,7 +610,7 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
         emit("put_rate", 8, "rate_Mops", 1e3 / ns, more);
     }
 
-    xwrite("q", 1);
+    send_all(sock, "q", 1);
     st = reap_child(timeout_ns);
     if (st)
         fprintf(stderr, "hw_ofi: the target did not end cleanly\n");
@@ -894,16 +627,13 @@ static int window_arg = WINDOW_DEFAULT; /* --window */
 /* Our own options; the rest are common.h's. */
 static int own_option(int argc, char **argv, int i)
 {
-    if (i + 1 >= argc)
+    int took = ofi_option(argc, argv, i);
+
+    if (took || i + 1 >= argc)
+        return took;
+    if (strcmp(argv[i], "--window"))
         return 0;
-    if (!strcmp(argv[i], "--provider"))
-        setenv("FI_PROVIDER", argv[i + 1], 1);
-    else if (!strcmp(argv[i], "--timeout"))
-        timeout_ns = atof(argv[i + 1]) * 1e9;
-    else if (!strcmp(argv[i], "--window"))
-        window_arg = atoi(argv[i + 1]);
-    else
-        return 0;
+    window_arg = atoi(argv[i + 1]);
     return 2;
 }
 
@@ -911,15 +641,13 @@ int main(int argc, char **argv)
 {
     struct bench_args a;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int sv[2];
     size_t max;
-    struct sigaction sa;
+    int child_sock[2] = {-1, -1};
+    pid_t child_pid[2] = {-1, -1};
 
     bench_parse_args_own(argc, argv, &a, 8, 8, own_option);
     if (window_arg < 1)
         window_arg = 1;
-    if (timeout_ns <= 0)
-        timeout_ns = 20e9;
     if (!a.sizes_given) {
         /* 8 B, then powers of 4 from 16 B to 1 MiB */
         a.n_sizes = 0;
@@ -931,34 +659,11 @@ int main(int argc, char **argv)
     if (max < BW_SIZE)
         max = BW_SIZE;
 
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGALRM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
-        perror("hw_ofi: socketpair");
-        return 1;
-    }
-    fflush(stdout);
+    catch_signals(on_signal);
     parent_pid = getpid();
-    /* Fork before libfabric is touched: neither process inherits its state. */
-    child = fork();
-    if (child < 0) {
-        perror("hw_ofi: fork");
-        return 1;
-    }
-    if (child == 0) {
-        close(sv[0]);
-        sock = sv[1];
-        child = -1;
+    if (fork_processes(2, child_sock, child_pid, &sock))
         _exit(target_main(max, cores));
-    }
-    close(sv[1]);
-    sock = sv[0];
+    sock = child_sock[1];
+    child = child_pid[1];
     return initiator_main(&a, max, window_arg, cores);
 }

@@ -21,10 +21,11 @@
  *                     as the puts (shm's delivery-complete atomics are
  *                     corrupted when pipelined, libfabric 1.17)
  *
- * The endpoint is asked for as hw_ofi.c asks (RDM, FI_RMA | FI_ATOMIC,
- * mr_mode FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY,
- * FI_DELIVERY_COMPLETE default and FI_THREAD_DOMAIN when granted), with
- * counters for completion and a CQ that only ever holds errors.
+ * The endpoint is asked for as hw_ofi.c asks, by the same code
+ * (hw_ofi_common.h): RDM, FI_RMA | FI_ATOMIC, mr_mode FI_MR_VIRT_ADDR |
+ * FI_MR_ALLOCATED | FI_MR_PROV_KEY, FI_DELIVERY_COMPLETE default and
+ * FI_THREAD_DOMAIN when granted, with counters for completion and a CQ
+ * that only ever holds errors.
  *
  * Process 0 forks the others before libfabric is touched; each has a
  * socketpair to process 0, which carries endpoint names, the tables'
@@ -46,84 +47,22 @@
  * provider's fields.
  */
 #include "patterns.h" /* first: common.h defines _GNU_SOURCE */
-
-#include <errno.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <rdma/fabric.h>
-#include <rdma/fi_atomic.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
+#include "hw_ofi_common.h"
 
 #define MAX_PROCS 64
-#define ADDR_MAX 256
-#define SPIN_CHECK 255             /* spins between deadline and error checks (a mask) */
 #define GATHER_MAX 8               /* adds to one process in one atomic message, at most */
 #define SERVE_EVERY 32             /* operations posted between progress calls (a power of two) */
 
-/* What each process tells the others. */
-struct card {
-    uint32_t addrlen;
-    uint8_t addr[ADDR_MAX];
-    uint64_t base;                 /* the table's remote address (0 without FI_MR_VIRT_ADDR) */
-    uint64_t key;
-};
-
-static struct {
-    struct fi_info *info;
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    struct fid_cntr *wcntr, *rcntr;
-    struct fid_ep *ep;
-    struct fid_mr *mr;
-    fi_addr_t addr[MAX_PROCS];
-    uint64_t base[MAX_PROCS], key[MAX_PROCS];
-    uint64_t w_issued, r_issued;
-    size_t inject;
-    int dc_default;                /* FI_DELIVERY_COMPLETE accepted as the default op flag */
-    int thread_domain;             /* FI_THREAD_DOMAIN accepted */
-    int shm;                       /* libfabric's shm: its own ways (the batches) */
-    int two_pieces;                /* a write's target may come in two pieces */
-    int gather;                    /* adds one atomic message may carry (not shm) */
-} F;
-
+static struct ofi_peer peer[MAX_PROCS]; /* by rank; none for this process */
+static int two_piece_writes;       /* a write's target may come in two pieces */
+static int adds_per_message;       /* adds one atomic message may carry (not shm) */
 static int me, nprocs = 2;
 static int crowded;                /* more processes than cores: waits yield */
 static int root_sock = -1;         /* a child's socket to process 0 */
 static int child_sock[MAX_PROCS];  /* process 0's sockets, by rank */
 static pid_t child_pid[MAX_PROCS];
-static double timeout_ns = 20e9;
 static volatile sig_atomic_t failing;
-/* The /dev/shm file of this process's shm endpoint, unlinked on a signal
- * or a forced exit when fi_close cannot run; process 0 also unlinks those
- * of children it had to kill. */
-static char own_shm[ADDR_MAX + 16];
 static struct card cards[MAX_PROCS];
-
-static void close_fabric(void);
-
-static void shm_path(const struct card *c, char *out)
-{
-    static const char prefix[] = "fi_shm://";
-    size_t n = c->addrlen, p = sizeof prefix - 1;
-
-    out[0] = '\0';
-    if (n <= p || n > ADDR_MAX || memcmp(c->addr, prefix, p))
-        return;
-    while (n > p && c->addr[n - 1] == '\0')
-        n--;
-    snprintf(out, ADDR_MAX + 16, "/dev/shm/%.*s", (int)(n - p), (const char *)c->addr + p);
-}
 
 static void on_signal(int sig)
 {
@@ -141,27 +80,18 @@ static int reap_children(double wait_ns)
     int bad = 0;
 
     for (int r = 1; r < nprocs; r++) {
+        char who[48];
         int status = 0;
 
         if (child_pid[r] <= 0)
             continue;
-        for (;;) {
-            pid_t p = waitpid(child_pid[r], &status, WNOHANG);
-            if (p == child_pid[r] || (p < 0 && errno != EINTR))
-                break;
-            if (bench_now_ns() - t0 > wait_ns) {
-                fprintf(stderr, "hw_ofi_random: process %d did not exit; killing it\n", r);
-                kill(child_pid[r], SIGKILL);
-                waitpid(child_pid[r], &status, 0);
-                break;
-            }
-            usleep(2000);
-        }
+        snprintf(who, sizeof who, "hw_ofi_random: process %d", r);
+        wait_or_kill(child_pid[r], t0, wait_ns, who, &status);
         child_pid[r] = -1;
         bad |= !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         /* A child that could not fi_close left its endpoint's file. */
         if (WIFSIGNALED(status)) {
-            char path[ADDR_MAX + 16];
+            char path[SHM_PATH_MAX];
             shm_path(&cards[r], path);
             if (path[0])
                 unlink(path);
@@ -196,39 +126,7 @@ static void fail(const char *fmt, ...)
     exit(1);
 }
 
-/* ---- waiting, with deadlines ---- */
-
-static void deadline(double *t0, const char *what)
-{
-    double now = bench_now_ns();
-
-    if (*t0 == 0)
-        *t0 = now;
-    else if (now - *t0 > timeout_ns)
-        fail("no progress for %.0f s while %s", timeout_ns / 1e9, what);
-}
-
-/* Reading the CQ drives a manual-progress provider; only errors arrive
- * there (selective completion, no receives posted). */
-static void progress(void)
-{
-    struct fi_cq_entry ent;
-    ssize_t n;
-
-    if (!F.cq)
-        return;
-    n = fi_cq_read(F.cq, &ent, 1);
-    if (n == -FI_EAVAIL) {
-        struct fi_cq_err_entry err;
-        char buf[160];
-
-        memset(&err, 0, sizeof err);
-        if (fi_cq_readerr(F.cq, &err, 0) < 1)
-            fail("an operation failed (no detail available)");
-        fail("an operation failed: %s (%s)", fi_strerror(err.err),
-             fi_cq_strerror(F.cq, err.prov_errno, err.err_data, buf, sizeof buf));
-    }
-}
+/* ---- waiting ---- */
 
 /* A wait that lasts gives the core away: the process it waits for may
  * need it to make progress (its requests are served only while it calls
@@ -238,6 +136,11 @@ static inline void give_way(unsigned spins)
 {
     if (crowded || spins > SPIN_CHECK)
         sched_yield();
+}
+
+static inline void retry_pause(unsigned tries)
+{
+    give_way(tries);
 }
 
 static void wait_cntr(struct fid_cntr *c, uint64_t target, const char *what)
@@ -253,54 +156,13 @@ static void wait_cntr(struct fid_cntr *c, uint64_t target, const char *what)
             progress();
         give_way(spins);
         if ((spins & SPIN_CHECK) == 0) {
-            if (fi_cntr_readerr(c) > 0) {
-                progress(); /* reports the queued error entry */
-                fail("an operation completed in error while %s", what);
-            }
+            fail_on_counter_error(c, what);
             deadline(&t0, what);
         }
     }
 }
 
-/* Post, retrying while the provider's queues are full. */
-#define POST(issued, call, what)                                                                \
-    do {                                                                                        \
-        ssize_t rc_;                                                                            \
-        double t0_ = 0;                                                                         \
-        unsigned spins_ = 0;                                                                    \
-        while ((rc_ = (call)) == -FI_EAGAIN) {                                                  \
-            progress();                                                                         \
-            give_way(++spins_);                                                                 \
-            deadline(&t0_, "posting " what " (FI_EAGAIN)");                                     \
-        }                                                                                       \
-        if (rc_)                                                                                \
-            fail("%s: %s", what, fi_strerror((int)-rc_));                                       \
-        (*(issued))++;                                                                          \
-    } while (0)
-
-#define CHECK(call, what)                                                                       \
-    do {                                                                                        \
-        int rc_ = (int)(call);                                                                  \
-        if (rc_)                                                                                \
-            fail("%s: %s", what, fi_strerror(-rc_));                                            \
-    } while (0)
-
 /* ---- the sockets: every process's bytes on every process ---- */
-
-static void send_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            fail("write to another process: %s", w < 0 ? strerror(errno) : "closed");
-        p += w;
-        n -= (size_t)w;
-    }
-}
 
 /* Read n bytes, serving the others meanwhile. */
 static void recv_all(int fd, void *buf, size_t n, const char *what)
@@ -355,148 +217,38 @@ static void group_allgather(double mine, double *all)
     allgather_bytes(&mine, sizeof mine, all);
 }
 
-/* ---- bring-up and tear-down ---- */
-
-static struct fi_info *ask(int dc, int thread_domain)
-{
-    struct fi_info *hints = fi_allocinfo(), *all = NULL, *pick = NULL;
-    const char *explicit_prov = getenv("FI_PROVIDER");
-    int rc;
-
-    if (!hints)
-        fail("fi_allocinfo: out of memory");
-    hints->caps = FI_RMA | FI_ATOMIC;
-    hints->mode = 0; /* no FI_CONTEXT: operations carry no context */
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    if (thread_domain)
-        hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    if (dc)
-        hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
-    rc = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, hints, &all);
-    fi_freeinfo(hints);
-    if (rc || !all)
-        return NULL;
-    for (struct fi_info *f = all; f && !pick; f = f->next)
-        /* udp;ofi_rxd hangs on libfabric 1.17: only when asked for by name. */
-        if (explicit_prov || !strstr(f->fabric_attr->prov_name, "ofi_rxd"))
-            pick = f;
-    pick = pick ? fi_dupinfo(pick) : NULL;
-    fi_freeinfo(all);
-    return pick;
-}
+/* ---- bring-up ---- */
 
 /* Returns 0 when no provider offers what is asked (nothing to measure). */
-static int open_fabric(struct card *mine, void *table, size_t table_len)
+static int open_endpoint(struct card *mine, void *table, size_t table_len)
 {
-    struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)nprocs};
-    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
-    struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
-    size_t len = sizeof mine->addr;
-    uint64_t mode;
-    /* Best first; give up only what the provider refuses. */
-    static const int tries[][2] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}};
-
-    for (size_t i = 0; i < sizeof tries / sizeof tries[0] && !F.info; i++) {
-        F.info = ask(tries[i][0], tries[i][1]);
-        F.dc_default = tries[i][0];
-        F.thread_domain = tries[i][1];
-    }
-    if (!F.info)
+    if (!open_fabric(mine, table, table_len, (size_t)nprocs))
         return 0;
-    F.inject = F.info->tx_attr->inject_size;
-    F.shm = !strcmp(F.info->fabric_attr->prov_name, "shm");
-    F.two_pieces = F.info->tx_attr->rma_iov_limit >= 2;
-    F.gather = (int)(F.inject / sizeof(uint64_t));
-    if ((size_t)F.gather > F.info->tx_attr->iov_limit)
-        F.gather = (int)F.info->tx_attr->iov_limit;
-    if ((size_t)F.gather > F.info->tx_attr->rma_iov_limit)
-        F.gather = (int)F.info->tx_attr->rma_iov_limit;
-    F.gather = F.gather < 1 ? 1 : F.gather > GATHER_MAX ? GATHER_MAX : F.gather;
-    CHECK(fi_fabric(F.info->fabric_attr, &F.fabric, NULL), "fi_fabric");
-    CHECK(fi_domain(F.fabric, F.info, &F.domain, NULL), "fi_domain");
-    CHECK(fi_av_open(F.domain, &ava, &F.av, NULL), "fi_av_open");
-    CHECK(fi_cq_open(F.domain, &cqa, &F.cq, NULL), "fi_cq_open");
-    CHECK(fi_cntr_open(F.domain, &ca, &F.wcntr, NULL), "fi_cntr_open(write)");
-    CHECK(fi_cntr_open(F.domain, &ca, &F.rcntr, NULL), "fi_cntr_open(read)");
-    CHECK(fi_endpoint(F.domain, F.info, &F.ep, NULL), "fi_endpoint");
-    CHECK(fi_ep_bind(F.ep, &F.av->fid, 0), "fi_ep_bind(av)");
-    CHECK(fi_ep_bind(F.ep, &F.cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION), "fi_ep_bind(cq)");
-    CHECK(fi_ep_bind(F.ep, &F.wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)");
-    CHECK(fi_ep_bind(F.ep, &F.rcntr->fid, FI_READ), "fi_ep_bind(read counter)");
-    CHECK(fi_enable(F.ep), "fi_enable");
-
-    memset(mine, 0, sizeof *mine);
-    CHECK(fi_getname(&F.ep->fid, mine->addr, &len), "fi_getname");
-    mine->addrlen = (uint32_t)len;
-    shm_path(mine, own_shm);
-
-    mode = F.info->domain_attr->mr_mode;
-    /* The requested key (1) counts only without FI_MR_PROV_KEY. */
-    CHECK(fi_mr_reg(F.domain, table, table_len, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 1, 0, &F.mr, NULL),
-          "fi_mr_reg");
-    if (mode & FI_MR_ENDPOINT) {
-        CHECK(fi_mr_bind(F.mr, &F.ep->fid, 0), "fi_mr_bind");
-        CHECK(fi_mr_enable(F.mr), "fi_mr_enable");
-    }
-    mine->key = fi_mr_key(F.mr);
-    /* Without FI_MR_VIRT_ADDR a target address is an offset into the region. */
-    mine->base = (mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)table : 0;
+    two_piece_writes = F.info->tx_attr->rma_iov_limit >= 2;
+    adds_per_message = (int)(F.inject / sizeof(uint64_t));
+    if ((size_t)adds_per_message > F.info->tx_attr->iov_limit)
+        adds_per_message = (int)F.info->tx_attr->iov_limit;
+    if ((size_t)adds_per_message > F.info->tx_attr->rma_iov_limit)
+        adds_per_message = (int)F.info->tx_attr->rma_iov_limit;
+    if (adds_per_message < 1)
+        adds_per_message = 1;
+    if (adds_per_message > GATHER_MAX)
+        adds_per_message = GATHER_MAX;
     return 1;
 }
 
 static void connect_all(void)
 {
-    for (int r = 0; r < nprocs; r++) {
-        int rc;
-
-        F.base[r] = cards[r].base;
-        F.key[r] = cards[r].key;
-        if (r == me)
-            continue; /* no operation targets its own process */
-        rc = fi_av_insert(F.av, cards[r].addr, 1, &F.addr[r], 0, NULL);
-        if (rc != 1)
-            fail("fi_av_insert of process %d: %s", r, rc < 0 ? fi_strerror(-rc) : "address not inserted");
-    }
-}
-
-static void close_one(struct fid *f)
-{
-    if (f)
-        fi_close(f);
-}
-
-static void close_fabric(void)
-{
-    /* The endpoint first: it holds the others. */
-    close_one(F.ep ? &F.ep->fid : NULL);
-    close_one(F.mr ? &F.mr->fid : NULL);
-    close_one(F.wcntr ? &F.wcntr->fid : NULL);
-    close_one(F.rcntr ? &F.rcntr->fid : NULL);
-    close_one(F.cq ? &F.cq->fid : NULL);
-    close_one(F.av ? &F.av->fid : NULL);
-    close_one(F.domain ? &F.domain->fid : NULL);
-    close_one(F.fabric ? &F.fabric->fid : NULL);
-    F.ep = NULL;
-    F.mr = NULL;
-    F.wcntr = F.rcntr = NULL;
-    F.cq = NULL;
-    F.av = NULL;
-    F.domain = NULL;
-    F.fabric = NULL;
-    if (F.info)
-        fi_freeinfo(F.info);
-    F.info = NULL;
-    if (own_shm[0])
-        unlink(own_shm); /* in case the provider did not */
-    own_shm[0] = '\0';
+    for (int r = 0; r < nprocs; r++)
+        if (r != me) /* no operation targets its own process */
+            connect_peer(&cards[r], r, &peer[r]);
 }
 
 /* ---- the batches ---- */
 
 static inline uint64_t remote_slot(const struct pattern_target *t)
 {
-    return F.base[t->pe] + t->slot * sizeof(uint64_t);
+    return peer[t->pe].base + t->slot * sizeof(uint64_t);
 }
 
 /* Issuing a long window, a process still serves the others now and then:
@@ -520,13 +272,13 @@ static void get_batch(void *arg, long n)
 
         if (F.shm) {
             struct iovec iov = {.iov_base = &word, .iov_len = sizeof word};
-            struct fi_rma_iov rma = {.addr = remote_slot(&t), .len = sizeof word, .key = F.key[t.pe]};
-            struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = F.addr[t.pe], .rma_iov = &rma,
+            struct fi_rma_iov rma = {.addr = remote_slot(&t), .len = sizeof word, .key = peer[t.pe].key};
+            struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = peer[t.pe].addr, .rma_iov = &rma,
                                      .rma_iov_count = 1};
             POST(&F.r_issued, fi_readmsg(F.ep, &msg, 0), "fi_readmsg");
         } else {
             POST(&F.r_issued,
-                 fi_read(F.ep, &word, sizeof word, NULL, F.addr[t.pe], remote_slot(&t), F.key[t.pe], NULL),
+                 fi_read(F.ep, &word, sizeof word, NULL, peer[t.pe].addr, remote_slot(&t), peer[t.pe].key, NULL),
                  "fi_read");
         }
         wait_cntr(F.rcntr, F.r_issued, "waiting for a get");
@@ -549,8 +301,8 @@ static void flush_written(void)
             continue;
         written[pe] = 0;
         POST(&F.r_issued,
-             fi_fetch_atomic(F.ep, &zero, 1, NULL, &discard, NULL, F.addr[pe], F.base[pe], F.key[pe], FI_UINT64,
-                             FI_ATOMIC_READ, NULL),
+             fi_fetch_atomic(F.ep, &zero, 1, NULL, &discard, NULL, peer[pe].addr, peer[pe].base, peer[pe].key,
+                             FI_UINT64, FI_ATOMIC_READ, NULL),
              "fi_fetch_atomic(FI_ATOMIC_READ)");
     }
     wait_cntr(F.rcntr, F.r_issued, "waiting for the atomic reads after a window");
@@ -571,10 +323,10 @@ static void put_batch(void *arg, long n)
         for (int w = 0; w < r->window; w++) {
             struct pattern_target t = pattern_target(me, nprocs, mask, r->k);
             struct iovec iov = {.iov_base = &src[w], .iov_len = sizeof src[w]};
-            struct fi_rma_iov rma[2] = {{.addr = remote_slot(&t), .len = sizeof src[w], .key = F.key[t.pe]},
-                                        {.addr = remote_slot(&t) + sizeof src[w], .len = 0, .key = F.key[t.pe]}};
-            struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = F.addr[t.pe], .rma_iov = rma,
-                                     .rma_iov_count = F.shm && F.two_pieces ? 2 : 1};
+            struct fi_rma_iov rma[2] = {{.addr = remote_slot(&t), .len = sizeof src[w], .key = peer[t.pe].key},
+                                        {.addr = remote_slot(&t) + sizeof src[w], .len = 0, .key = peer[t.pe].key}};
+            struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = peer[t.pe].addr, .rma_iov = rma,
+                                     .rma_iov_count = F.shm && two_piece_writes ? 2 : 1};
 
             src[w] = pattern_put_value(me, r->k++);
             POST(&F.w_issued, fi_writemsg(F.ep, &msg, flags), "fi_writemsg");
@@ -588,14 +340,14 @@ static void put_batch(void *arg, long n)
     }
 }
 
-/* Elsewhere: one atomic message of up to F.gather adds to one process
+/* Elsewhere: one atomic message of up to adds_per_message adds to one process
  * (a run of the stream to the same process, as a SHMEM may gather them),
  * FI_INJECT | FI_DELIVERY_COMPLETE, on the write counter. */
 static void send_adds(const struct fi_rma_ioc *rma, int count, int pe)
 {
     static const uint64_t ones[GATHER_MAX] = {1, 1, 1, 1, 1, 1, 1, 1};
     struct fi_ioc ioc[GATHER_MAX];
-    struct fi_msg_atomic msg = {.msg_iov = ioc, .iov_count = (size_t)count, .addr = F.addr[pe], .rma_iov = rma,
+    struct fi_msg_atomic msg = {.msg_iov = ioc, .iov_count = (size_t)count, .addr = peer[pe].addr, .rma_iov = rma,
                                 .rma_iov_count = (size_t)count, .datatype = FI_UINT64, .op = FI_SUM};
 
     for (int i = 0; i < count; i++)
@@ -620,18 +372,19 @@ static void add_batch(void *arg, long n)
 
             if (F.shm) {
                 POST(&F.w_issued,
-                     fi_inject_atomic(F.ep, &one, 1, F.addr[t.pe], remote_slot(&t), F.key[t.pe], FI_UINT64, FI_SUM),
+                     fi_inject_atomic(F.ep, &one, 1, peer[t.pe].addr, remote_slot(&t), peer[t.pe].key, FI_UINT64,
+                                      FI_SUM),
                      "fi_inject_atomic");
                 written[t.pe] = 1;
                 serve_now_and_then(w);
                 continue;
             }
-            if (in_run && (t.pe != run_pe || in_run == F.gather)) {
+            if (in_run && (t.pe != run_pe || in_run == adds_per_message)) {
                 send_adds(run, in_run, run_pe);
                 in_run = 0;
             }
             serve_now_and_then(w);
-            run[in_run++] = (struct fi_rma_ioc){.addr = remote_slot(&t), .count = 1, .key = F.key[t.pe]};
+            run[in_run++] = (struct fi_rma_ioc){.addr = remote_slot(&t), .count = 1, .key = peer[t.pe].key};
             run_pe = t.pe;
         }
         if (F.shm) {
@@ -645,18 +398,9 @@ static void add_batch(void *arg, long n)
     }
 }
 
-static int atomic_ok(int fetching, enum fi_op op)
-{
-    size_t count = 0;
-    int rc = fetching ? fi_fetch_atomicvalid(F.ep, FI_UINT64, op, &count)
-                      : fi_atomicvalid(F.ep, FI_UINT64, op, &count);
-    return rc == 0 && count >= 1;
-}
-
 /* ---- one process's life ---- */
 
-static double table_mib = PATTERN_TABLE_MIB;
-static double budget_ms_given;     /* --budget-ms, else 0 */
+static struct pattern_options options = PATTERN_OPTIONS_DEFAULT;
 
 static void skip_all(const char *why)
 {
@@ -690,16 +434,16 @@ static int process_main(const struct bench_args *a, long cores)
     memset(&r, 0, sizeof r);
     r.g = &g;
     r.quick = a->quick;
-    r.budget_ns = budget_ms_given > 0 ? budget_ms_given * 1e6 : a->budget_ns * 10; /* as app_patterns */
+    r.budget_ns = pattern_budget_ns(&options, a->budget_ns);
     r.bench = "hw_ofi_random";
-    r.nslots = pattern_slots_within(table_mib);
+    r.nslots = pattern_slots_within(options.table_mib);
     r.table = bench_alloc_private(r.nslots * sizeof *r.table);
     r.scratch = bench_alloc_private(r.nslots * sizeof *r.scratch);
     pattern_fill_initial(r.table, r.nslots, me);
 
     /* Everyone learns whether everyone has an endpoint before anyone waits
      * on libfabric. */
-    offered = open_fabric(&mine, r.table, r.nslots * sizeof *r.table);
+    offered = open_endpoint(&mine, r.table, r.nslots * sizeof *r.table);
     {
         char flags[MAX_PROCS];
         char o = (char)offered;
@@ -735,9 +479,10 @@ static int process_main(const struct bench_args *a, long cores)
         skip_row("random_put_w1024", "provider has no FI_ATOMIC_READ on FI_UINT64 to complete posted writes");
     } else {
         const char *put_method =
-            F.shm ? (F.two_pieces ? "\"method\":\"fi_writemsg(FI_INJECT) into the target's queue (two pieces), "
-                                    "then FI_ATOMIC_READ to each process written\""
-                                  : "\"method\":\"fi_writemsg(FI_INJECT), then FI_ATOMIC_READ to each process written\"")
+            F.shm ? (two_piece_writes
+                         ? "\"method\":\"fi_writemsg(FI_INJECT) into the target's queue (two pieces), "
+                           "then FI_ATOMIC_READ to each process written\""
+                         : "\"method\":\"fi_writemsg(FI_INJECT), then FI_ATOMIC_READ to each process written\"")
                   : "\"method\":\"fi_writemsg(FI_INJECT|FI_DELIVERY_COMPLETE), then the write counter\"";
         pattern_put_row(&r, "random_put_w64", put_batch, 64, put_method);
         pattern_put_row(&r, "random_put_w1024", put_batch, 1024, put_method);
@@ -745,7 +490,7 @@ static int process_main(const struct bench_args *a, long cores)
     snprintf(add_method, sizeof add_method,
              "\"method\":\"fi_atomicmsg(FI_INJECT|FI_DELIVERY_COMPLETE) of up to %d adds to one process, then the "
              "write counter\"",
-             F.gather);
+             adds_per_message);
     if (!atomic_ok(0, FI_SUM) || (F.shm && !atomic_ok(1, FI_ATOMIC_READ))) {
         skip_row("random_add", "provider has no FI_SUM (or FI_ATOMIC_READ) on FI_UINT64");
     } else {
@@ -762,20 +507,15 @@ static int process_main(const struct bench_args *a, long cores)
 
 static int own_option(int argc, char **argv, int i)
 {
-    if (i + 1 >= argc)
+    int took = ofi_option(argc, argv, i);
+
+    if (!took)
+        took = pattern_option(&options, argc, argv, i);
+    if (took || i + 1 >= argc)
+        return took;
+    if (strcmp(argv[i], "--np"))
         return 0;
-    if (!strcmp(argv[i], "--provider"))
-        setenv("FI_PROVIDER", argv[i + 1], 1);
-    else if (!strcmp(argv[i], "--np"))
-        nprocs = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--timeout"))
-        timeout_ns = atof(argv[i + 1]) * 1e9;
-    else if (!strcmp(argv[i], "--table-mib"))
-        table_mib = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "--budget-ms"))
-        budget_ms_given = atof(argv[i + 1]);
-    else
-        return 0;
+    nprocs = atoi(argv[i + 1]);
     return 2;
 }
 
@@ -783,8 +523,6 @@ int main(int argc, char **argv)
 {
     struct bench_args a;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    struct sigaction sa;
-    pid_t root_pid = getpid();
     int st;
 
     bench_parse_args_own(argc, argv, &a, 8, 8, own_option);
@@ -792,56 +530,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "hw_ofi_random: --np must be 2 to %d\n", MAX_PROCS);
         return 2;
     }
-    if (timeout_ns <= 0)
-        timeout_ns = 20e9;
     if (cores < 1)
         cores = 1;
     crowded = nprocs > cores;
     for (int r = 0; r < MAX_PROCS; r++)
         child_sock[r] = -1;
 
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGALRM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
-    fflush(stdout);
-    /* Fork before libfabric is touched: no process inherits its state. */
-    for (int r = 1; r < nprocs; r++) {
-        int sv[2];
-        pid_t pid;
-
-        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
-            perror("hw_ofi_random: socketpair");
-            fail("cannot start process %d", r);
-        }
-        pid = fork();
-        if (pid < 0) {
-            perror("hw_ofi_random: fork");
-            close(sv[0]);
-            close(sv[1]);
-            fail("cannot start process %d", r);
-        }
-        if (pid == 0) {
-            /* Only its own socket: the others' must close when they end. */
-            for (int q = 1; q < r; q++)
-                close(child_sock[q]);
-            close(sv[0]);
-            me = r;
-            root_sock = sv[1];
-            (void)prctl(PR_SET_PDEATHSIG, SIGTERM);
-            if (getppid() != root_pid)
-                _exit(1); /* process 0 is already gone */
-            _exit(process_main(&a, cores));
-        }
-        close(sv[1]);
-        child_sock[r] = sv[0];
-        child_pid[r] = pid;
-    }
+    catch_signals(on_signal);
+    me = fork_processes(nprocs, child_sock, child_pid, &root_sock);
+    if (me > 0)
+        _exit(process_main(&a, cores));
     st = process_main(&a, cores);
     for (int r = 1; r < nprocs; r++) {
         close(child_sock[r]);

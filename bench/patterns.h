@@ -474,6 +474,39 @@ static inline void pattern_add_row(struct pattern_run *r, const char *op, patter
     g->barrier();
 }
 
+/* ---- the options ---- */
+
+/* What both programs take beside common.h's options. */
+struct pattern_options {
+    double table_mib;         /* --table-mib: each process's table */
+    double budget_ms;         /* --budget-ms, else 0 */
+};
+
+#define PATTERN_OPTIONS_DEFAULT {PATTERN_TABLE_MIB, 0}
+
+/* --table-mib M and --budget-ms X, as a program's own options (common.h's
+ * bench_own_fn): returns how many words it took from argv[i]. */
+static inline int pattern_option(struct pattern_options *o, int argc, char **argv, int i)
+{
+    if (i + 1 >= argc)
+        return 0;
+    if (!strcmp(argv[i], "--table-mib"))
+        o->table_mib = atof(argv[i + 1]);
+    else if (!strcmp(argv[i], "--budget-ms"))
+        o->budget_ms = atof(argv[i + 1]);
+    else
+        return 0;
+    return 2;
+}
+
+/* A row's timed part: --budget-ms if given, else ten times common.h's
+ * budget, since every process contends and batches must hold many
+ * operations. */
+static inline double pattern_budget_ns(const struct pattern_options *o, double common_budget_ns)
+{
+    return o->budget_ms > 0 ? o->budget_ms * 1e6 : common_budget_ns * 10;
+}
+
 /* The largest power of two of 8-byte slots within `mib` MiB (at least 2). */
 static inline uint64_t pattern_slots_within(double mib)
 {
