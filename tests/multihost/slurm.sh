@@ -78,7 +78,7 @@ harness=slurm
 # The subset every PMI runs (tests/pmi_subset.regex, as step 5 and the
 # hydra stage): what differs here from run.sh's wider subset across the
 # same hosts is the launcher and its PMIx, not the paths.
-[ -n "$suite_filter" ] || suite_filter=$(cat "$src/tests/pmi_subset.regex")"
+[ -n "$suite_filter" ] || suite_filter=$(cat "$src/tests/pmi_subset.regex")
 hosts_up munged slurmctld slurmd srun salloc sbatch scontrol sinfo scancel
 
 # ---- the cluster ----
