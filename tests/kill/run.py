@@ -145,9 +145,9 @@ def children(pid: int) -> list[tuple[int, str]]:
 
 
 def launcher_of(oshrun: int) -> int | None:
-    """The launcher oshrun started (not its sentinel shell)."""
+    """The launcher oshrun started (not its sentinel: env, then cat)."""
     for pid, comm in children(oshrun):
-        if comm not in ("bash", "sleep", "env", "setpriv"):
+        if comm not in ("bash", "cat", "env", "setpriv"):
             return pid
     return None
 
