@@ -91,9 +91,10 @@ def bench_jobs(specs, npes_list):
 
 
 def osu_jobs(rows):
-    """PROGRAM:NPES:SIZE rows of OSU's osu_oshm_PROGRAM. put, get and
-    atomics run on the symmetric heap; a row of atomics is named by its
-    operation (atomics:2:shmem_int_add); barrier has one figure (any SIZE)."""
+    """PROGRAM:NPES:SIZE rows of OSU's osu_oshm_PROGRAM. put, get, the
+    message rates (put_mr, put_mr_nb, get_mr_nb) and atomics run on the
+    symmetric heap; a row of atomics is named by its operation
+    (atomics:2:shmem_int_add); barrier has one figure (any SIZE)."""
     jobs = []
     for row in filter(None, rows.split(",")):
         try:
@@ -101,7 +102,8 @@ def osu_jobs(rows):
             npes = int(npes)
         except ValueError:
             sys.exit(f"compare.py: --osu {row}: expected PROGRAM:NPES:SIZE")
-        argv = ["heap"] if prog in ("put", "get", "atomics") else ["-m", f"{size}:{size}"]
+        argv = ["heap"] if prog in ("put", "get", "atomics") or prog.endswith("_mr") or prog.endswith("_mr_nb") \
+            else ["-m", f"{size}:{size}"]
         jobs.append(Job("osu_oshm_" + prog, npes, argv, osu_parser(prog, npes, size)))
     return jobs
 
@@ -124,6 +126,8 @@ def osu_parser(prog, npes, size):
             return []
         base = dict(tags, bench="osu_oshm_" + prog, npes=npes, metric="lat_us", value=value)
         nbytes = int(size) if size.isdigit() else 0
+        if "_mr" in prog:  # messages per second
+            return [dict(base, op=prog, size=nbytes, metric="rate_Mops", value=value / 1e6)]
         rows = [dict(base, op=size, size=0) if prog == "atomics" else dict(base, op=prog, size=nbytes)]
         if prog in ("put", "get") and nbytes and value > 0:
             rows.append(dict(base, op=prog, size=nbytes, metric="bw_GBps", value=nbytes / value / 1e3))

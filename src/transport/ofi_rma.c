@@ -17,11 +17,14 @@
  *    the issued counts. Other writes are issued with FI_DELIVERY_COMPLETE,
  *    so a completed write is visible at the target.
  *
- * Direct (libfabric's shm, ofi.c open_domain): a get, and a put too large
- * to bounce, ask for no delivery completion, and shm does them by
- * cross-memory attach before the call returns (complete, on the target's
- * memory) instead of queueing them; everything else still goes through
- * the target's command queue, in order. A direct operation would overtake
+ * Direct (libfabric's shm, ofi.c open_domain): a get larger than the
+ * inject size, and a put too large to bounce, ask for no delivery
+ * completion, and shm does them by cross-memory attach before the call
+ * returns (complete, on the target's memory) instead of queueing them;
+ * everything else still goes through the target's command queue, in
+ * order. A smaller get is an atomic read, queued (get_small_queued): there
+ * the system call costs more than the target's turn of its queue (OSU-style
+ * getmem 8 B 1.36 us against 3.7 direct, 4 KiB 2.2 against 3.9). A direct operation would overtake
  * what is still queued to the PE, so it first completes what the endpoint
  * queued (a flush where some writes are posted, else the counters), which
  * keeps reads after writes and fence free. Where shm cannot attach
@@ -168,6 +171,32 @@ static void get_bounced(struct shmemi_ofi_ep *e, void *dst, int pe, uint64_t rad
     shmemi_ofi_bounce_drop(e);
 }
 
+/* A small get where gets are direct: an atomic read (FI_ATOMIC_READ) of
+ * its bytes, which shm answers from the target's command queue, behind
+ * what this endpoint queued there, with no system call on either side
+ * (a direct read is one process_vm_readv, the slow part of a small get
+ * on hosts where system calls are dear). Its result is written by this
+ * process, so the destination needs no registration unless FI_MR_LOCAL. */
+static void get_small_queued(struct shmemi_ofi_ep *e, void *dst, int pe, uint64_t raddr, uint64_t key, size_t n,
+                             const char *routine)
+{
+    /* Whole words where both ends allow it: the target reads element by element. */
+    int words = n % 8 == 0 && (raddr | (uintptr_t)dst) % 8 == 0;
+    void *desc = NULL;
+    struct fi_ioc res = {.addr = dst, .count = words ? n / 8 : n};
+    struct fi_rma_ioc rma = {.addr = raddr, .count = res.count, .key = key};
+    /* No operand is read for FI_ATOMIC_READ, but one must be given. */
+    struct fi_ioc ioc = {.addr = &shmemi_ofi_scratch.zero, .count = res.count};
+    struct fi_msg_atomic msg = {.msg_iov = &ioc, .desc = &desc, .iov_count = 1, .addr = shmemi_ofi_addr(pe),
+                                .rma_iov = &rma, .rma_iov_count = 1, .datatype = words ? FI_UINT64 : FI_UINT8,
+                                .op = FI_ATOMIC_READ};
+
+    uint64_t flags = shmemi_ofi.info->tx_attr->op_flags;
+
+    SHMEMI_OFI_POST(e, &e->r, (msg.context = op_ctx, fi_fetch_atomicmsg(e->ep, &msg, &res, &desc, 1, flags)),
+                    "fi_fetch_atomicmsg(FI_ATOMIC_READ)", pe, routine);
+}
+
 static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t off, size_t n, int nbi,
                    const char *routine)
 {
@@ -176,6 +205,12 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
     void *desc = NULL;
     struct fid_mr *mr = NULL;
 
+    if (o->direct && n && n <= o->inject_size && !o->mr_local) {
+        get_small_queued(e, dst, pe, raddr, key, n, routine);
+        if (!nbi)
+            wait_reads(e, pe, routine);
+        return;
+    }
     if (o->direct)
         queued_writes_applied(e, pe, routine);
     else
