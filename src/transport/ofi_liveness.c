@@ -33,7 +33,10 @@ static struct {
     uint64_t sent_ms, done_ms;
     struct probe_slot {
         struct fi_context2 fi_ctx; /* first: the provider's, under FI_CONTEXT */
-        int pe;
+        /* Set before the post, read by whichever thread reaps the
+         * completion: ordered by the provider, whose memory ThreadSanitizer
+         * does not see, so atomic. */
+        atomic_int pe;
         atomic_int done;
         uint64_t sink;
     } slot[PROBE_MAX];
