@@ -152,6 +152,16 @@ def launcher_of(oshrun: int) -> int | None:
     return None
 
 
+def default_signals() -> None:
+    """In the job, before exec: the signals sent here take their default
+    action, as in a user's terminal. A harness started by nohup, or in the
+    background of a script, ignores HUP or INT, and an ignored signal stays
+    ignored across exec (bash cannot even trap it): every INT and HUP case
+    would then fail by waiting out its limit."""
+    for sig in SIGNALS.values():
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def wait_lines(path: Path, word: str, n: int, proc: subprocess.Popen, limit: float) -> bool:
     """Until the program has printed n lines "PE i <word>"."""
     deadline = time.monotonic() + limit
@@ -200,7 +210,7 @@ def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]
     t_start = time.monotonic()
     with open(out, "wb") as o, open(err, "wb") as e:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=o, stderr=e, env=env,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=default_signals)
     problems = []
     note = ""
     try:

@@ -48,6 +48,22 @@ two_host_filter="^(($gen4) np=4|($gen3) np=3|manual/($man4) np=4|manual/($man3) 
 say() { echo "$harness: $*"; }
 pass() { passed=$((passed + 1)); echo "PASS $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+# case_done LABEL PROBLEMS LOG [LINES]: what a case left in either host's
+# /dev/shm is one more problem (and is removed); none passes the case,
+# else it fails with the last LINES (10) of LOG.
+case_done() {
+    local label=$1 problems=$2 log=$3 lines=${4:-10} h left
+    for h in A B; do
+        if left=$(shm_left "$work/shm$h"); then problems+="; left in host$h's /dev/shm (removed): $left"; fi
+    done
+    if [ -z "$problems" ]; then
+        pass "$label"
+        return 0
+    fi
+    fail "$label" "${problems#; }"
+    sed 's/^/    | /' "$log" 2>/dev/null | tail -n "$lines"
+    return 1
+}
 skip() {
     say "SKIP: $*"
     echo "0 passed, 0 failed"
@@ -283,15 +299,9 @@ link_case() {
     grep -Eq "^shoal: PE [0-9]+: $routine: no progress towards PE [23] \(host hostB\)" "$work/err" ||
         problems+="; no error line naming $routine, PE 2 or 3 and hostB"
     ! grep -q "completed with the link down" "$work/out" || problems+="; a PE passed the barrier with the link down"
-    for h in A B; do
-        if left=$(shm_left "$work/shm$h"); then problems+="; left in host$h's /dev/shm (removed): $left"; fi
-    done
-    if [ -z "$problems" ]; then
-        pass "$label (every PE ended $elapsed s after the link went down; launcher exit status ${status:-none, killed})"
+    if case_done "$label (every PE ended $elapsed s after the link went down; launcher exit status ${status:-none, killed})" \
+        "$problems" "$work/err" 15; then
         grep "no progress" "$work/err" | head -n 2 | sed 's/^/    /'
-    else
-        fail "$label" "${problems#; }"
-        sed 's/^/    | /' "$work/err" | tail -n 15
     fi
     if declare -F link_case_hook >/dev/null; then link_case_hook; fi
 }
