@@ -23,11 +23,12 @@
  * returns (complete, on the target's memory) instead of queueing them;
  * everything else still goes through the target's command queue, in
  * order. A smaller get is an atomic read, queued (get_small_queued): there
- * the system call costs more than the target's turn of its queue (OSU-style
- * getmem 8 B 1.36 us against 3.7 direct, 4 KiB 2.2 against 3.9). A direct operation would overtake
- * what is still queued to the PE, so it first completes what the endpoint
- * queued (a flush where some writes are posted, else the counters), which
- * keeps reads after writes and fence free. Where shm cannot attach
+ * the system call costs more than the target's turn of its queue (getmem
+ * 8 B 1.36 us against 3.7 direct, 4 KiB 2.2 against 3.9). A direct
+ * operation would overtake what is still queued to the PE, so it first
+ * completes what the endpoint queued (a flush where some writes are
+ * posted, else the counters), which keeps reads after writes and fence
+ * free. Where shm cannot attach
  * (no CMA between the two processes) it queues them and completes them
  * when the target has served them: the same order, later.
  */
@@ -190,7 +191,6 @@ static void get_small_queued(struct shmemi_ofi_ep *e, void *dst, int pe, uint64_
     struct fi_msg_atomic msg = {.msg_iov = &ioc, .desc = &desc, .iov_count = 1, .addr = shmemi_ofi_addr(pe),
                                 .rma_iov = &rma, .rma_iov_count = 1, .datatype = words ? FI_UINT64 : FI_UINT8,
                                 .op = FI_ATOMIC_READ};
-
     uint64_t flags = shmemi_ofi.info->tx_attr->op_flags;
 
     SHMEMI_OFI_POST(e, &e->r, (msg.context = op_ctx, fi_fetch_atomicmsg(e->ep, &msg, &res, &desc, 1, flags)),

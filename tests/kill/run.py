@@ -152,16 +152,6 @@ def launcher_of(oshrun: int) -> int | None:
     return None
 
 
-def default_signals() -> None:
-    """In the job, before exec: the signals sent here take their default
-    action, as in a user's terminal. A harness started by nohup, or in the
-    background of a script, ignores HUP or INT, and an ignored signal stays
-    ignored across exec (bash cannot even trap it): every INT and HUP case
-    would then fail by waiting out its limit."""
-    for sig in SIGNALS.values():
-        signal.signal(sig, signal.SIG_DFL)
-
-
 def wait_lines(path: Path, word: str, n: int, proc: subprocess.Popen, limit: float) -> bool:
     """Until the program has printed n lines "PE i <word>"."""
     deadline = time.monotonic() + limit
@@ -209,8 +199,13 @@ def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]
     seen: set[int] = set()
     t_start = time.monotonic()
     with open(out, "wb") as o, open(err, "wb") as e:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=o, stderr=e, env=env,
-                                start_new_session=True, preexec_fn=default_signals)
+        # The signals sent here take their default action in the job, as in
+        # a user's terminal: a harness started by nohup, or in the background
+        # of a script, ignores HUP or INT, an ignored signal stays ignored
+        # across exec (bash cannot even trap it), and every INT and HUP case
+        # would fail by waiting out its limit. env execs: no extra process.
+        proc = subprocess.Popen(["env", "--default-signal=" + ",".join(SIGNALS), *cmd], stdin=subprocess.DEVNULL,
+                                stdout=o, stderr=e, env=env, start_new_session=True)
     problems = []
     note = ""
     try:
