@@ -94,7 +94,7 @@ void shmemi_ofi_connect(const char *routine)
         uint32_t v = fi_version();
         printf("Network path: libfabric %u.%u, provider %s (domain %s), chosen by %s\n"
                "  mr_mode 0x%x (%s addresses, %s keys), data progress %s, inject %zu B, bounce %zu B, fence %s,\n"
-               "  progress thread %s, calls %s; puts up to %zu B and non-fetching atomics %s;\n  atomics: %s\n",
+               "  progress thread %s, calls %s; puts up to %zu B %s;\n  atomics: %s\n",
                FI_MAJOR(v), FI_MINOR(v), fi->fabric_attr->prov_name, fi->domain_attr->name,
                shmemi_ofi_choice_reason(), (unsigned)fi->domain_attr->mr_mode,
                fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? "virtual" : "offset",
@@ -105,9 +105,10 @@ void shmemi_ofi_connect(const char *routine)
                : shmemi_settings.progress_thread ? "on" : "off",
                o->serial ? "serialized by Shoal (FI_THREAD_DOMAIN)" : "thread-safe in libfabric (FI_THREAD_SAFE)",
                o->inject_size,
-               o->transmit_complete ? "transmit-complete, flushed by quiet"
-               : o->posted          ? "posted, flushed by quiet (reads ordered after writes)"
-                                    : "delivery-complete",
+               o->transmit_complete ? "and non-fetching atomics transmit-complete, flushed by quiet"
+               : o->posted          ? "and non-fetching atomics posted, flushed by quiet (reads ordered after writes)"
+               : o->puts_posted     ? "posted, flushed by quiet (a read follows writes on a peer's connection)"
+                                    : "and non-fetching atomics delivery-complete",
                shmemi_ofi_amo_summary());
         shmemi_ofi_print_plan(stdout, fi, "  ");
         fflush(stdout);

@@ -137,6 +137,10 @@ struct shmemi_ofi {
      * FI_DELIVERY_COMPLETE and completed by a flush read (ofi_posted.c),
      * and a get needs no wait for earlier writes. */
     int posted;
+    /* Puts up to inject_size posted and flushed (ofi_posted.c): where
+     * everything is posted, and on tcp;ofi_rxm, whose connection to a peer
+     * serves a read after the writes sent before it (not its AMOs). */
+    int puts_posted;
     /* [dtype index]: 1 when the provider does every AMO this type needs
      * (docs/design.md: otherwise the locked software path serves them all) */
     int amo_native[6];

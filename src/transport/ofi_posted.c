@@ -15,6 +15,12 @@
  * fetching AMO needs no flush (the same ordering puts it behind them),
  * and fence is free (the provider orders writes too: ofi_provider.c).
  *
+ * On tcp;ofi_rxm only the puts are posted, with FI_INJECT_COMPLETE (its
+ * transmit completion is an ack from the target): one connection carries
+ * a PE's writes and then the flush read, and the target's tcp places a
+ * write's data before it reads on (ofi_provider.c, rxm_over_tcp). Its
+ * AMOs stay windowed (ofi_amo.c).
+ *
  * (Not with FI_DELIVERY_COMPLETE: on shm a delivery-complete put is a
  * round trip, and a delivery-complete non-fetching atomic returns its
  * inject buffer to the pool twice and corrupts the provider:
@@ -68,7 +74,7 @@ void shmemi_ofi_posted_open(struct shmemi_ofi_ep *e, const char *routine)
     struct shmemi_ofi_posted *p = &e->posted;
 
     pthread_mutex_init(&p->lock, NULL);
-    if (!shmemi_ofi.posted && !shmemi_ofi.transmit_complete)
+    if (!shmemi_ofi.puts_posted && !shmemi_ofi.transmit_complete)
         return;
     p->dirty = calloc((size_t)shmemi_world.n_pes / 64 + 1, sizeof *p->dirty);
     p->seen = calloc((size_t)shmemi_world.n_pes, sizeof *p->seen);

@@ -369,6 +369,18 @@ int shmemi_ofi_writes_ordered(const struct fi_info *fi)
            fi->ep_attr->max_order_waw_size == (size_t)-1;
 }
 
+/* tcp;ofi_rxm keeps one connection per peer and endpoint, and carries RMA
+ * and atomic messages on it in issue order; the peer's tcp reads the
+ * stream in order, placing a write's data before it parses what follows.
+ * So a read sent after writes to a PE is served after them, though the
+ * provider claims no FI_ORDER_RAW (it cannot for every transport under
+ * rxm). Not the AMOs: rxm applies those from its own receive queue, after
+ * tcp has moved on. */
+static int rxm_over_tcp(const struct fi_info *fi)
+{
+    return strcmp(fi->fabric_attr->prov_name, "tcp;ofi_rxm") == 0;
+}
+
 void shmemi_ofi_plan(const struct fi_info *fi)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
@@ -377,6 +389,7 @@ void shmemi_ofi_plan(const struct fi_info *fi)
     o->raw = shmemi_ofi_reads_after_writes(fi);
     o->posted = o->raw;
     o->transmit_complete = want_transmit_complete || !(fi->tx_attr->op_flags & FI_DELIVERY_COMPLETE);
+    o->puts_posted = o->posted || (rxm_over_tcp(fi) && !o->transmit_complete);
     /* Not under transmit_complete: there every write asks for no delivery
      * completion by default, and shm would do bounced ones directly too. */
     o->direct = o->raw && !o->transmit_complete;
@@ -398,7 +411,9 @@ void shmemi_ofi_print_plan(FILE *out, const struct fi_info *fi, const char *inde
 
     if (!o->transmit_complete)
         fprintf(out, "%squiet: delivery complete (FI_DELIVERY_COMPLETE)%s\n", indent,
-                o->posted ? "; small puts and non-fetching AMOs posted, flushed by a read per PE" : "");
+                o->posted        ? "; small puts and non-fetching AMOs posted, flushed by a read per PE"
+                : o->puts_posted ? "; small puts posted, flushed by a read per PE (one connection a peer, in order)"
+                                 : "");
     else
         fprintf(out, "%squiet: transmit complete + a flush read per PE written (%s), the read %s\n", indent, why_tc,
                 o->raw           ? "ordered after the writes (FI_ORDER_RAW)"

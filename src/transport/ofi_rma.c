@@ -2,8 +2,9 @@
  * transport/ofi_rma.c — puts, gets, fence and quiet over libfabric, and
  * the ops table. Completion is counted (struct shmemi_ofi_ep):
  *  - a put up to inject_size is injected: the source is reusable at once;
- *    where the provider orders reads after writes it is posted without
- *    FI_DELIVERY_COMPLETE and completed by quiet's flush (ofi_posted.c);
+ *    where the provider orders reads after writes (shm, and tcp's one
+ *    connection a peer) it is posted without FI_DELIVERY_COMPLETE and
+ *    completed by quiet's flush (ofi_posted.c);
  *  - a larger blocking put up to SHMEM_OFI_BOUNCE_SIZE is copied into a
  *    bounce buffer (ofi_bounce.c) and left to quiet, as an injected one;
  *  - a larger put is zero-copy; the blocking form waits for the
@@ -94,11 +95,14 @@ static void inject_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t
     struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = shmemi_ofi_addr(pe), .rma_iov = &rma,
                              .rma_iov_count = 1};
 
-    if (o->transmit_complete || (o->posted && shmemi_ofi_post_this(e, pe))) {
-        /* Counted once taken; quiet's flush completes it. Transmit
-         * completion is asked for explicitly: tcp;ofi_rxm loses the count
-         * of an injected write that asks for no completion at all. */
-        uint64_t flags = FI_INJECT | (o->transmit_complete ? FI_TRANSMIT_COMPLETE : 0);
+    if (o->transmit_complete || (o->puts_posted && shmemi_ofi_post_this(e, pe))) {
+        /* Counted once taken; quiet's flush completes it. A completion is
+         * asked for explicitly where not posted on shm: tcp;ofi_rxm loses
+         * the count of an injected write that asks for none. On tcp, inject
+         * completion: transmit completion is the target's ack there. */
+        uint64_t flags = FI_INJECT | (o->transmit_complete ? FI_TRANSMIT_COMPLETE
+                                      : o->posted          ? 0
+                                                           : FI_INJECT_COMPLETE);
         /* Direct: shm attaches only for a target given in one piece; given
          * as the whole and an empty piece after it, the put is copied into
          * the command queue, with no system call (a stream of 8-byte puts:
