@@ -59,12 +59,15 @@ def variant(spec):
     name, sep, rest = spec.partition(":")
     if not sep or not name:
         sys.exit(f"compare.py: --env {spec}: expected NAME:K=V[,K=V] (NAME: for none)")
-    env = {}
+    env, last = {}, None
     for kv in filter(None, rest.split(",")):
         k, eq, v = kv.partition("=")
+        if not eq and last:  # a value with commas: SHOAL_CACHE_SIZES=L2,LLC
+            env[last] += "," + kv
+            continue
         if not eq:
             sys.exit(f"compare.py: --env {spec}: {kv} is not K=V")
-        env[k] = v
+        env[k], last = v, k
     return name, env
 
 
