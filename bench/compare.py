@@ -26,7 +26,8 @@ own copy under --build (default bench/_build/compare/NAME/).
 
 Every repetition runs every program, in every mode (Shoal's paths, as in
 bench/run.py: shm, ofi-tcp, ofi-shm) and environment variant (--env
-NAME:K=V,K=V, e.g. --env on: --env off:SHMEM_PROGRESS_THREAD=0), with each
+NAME:K=V,K=V, e.g. --env on: --env off:SHMEM_PROGRESS_THREAD=0; a piece
+without `=` continues the value before it: SHOAL_CACHE_SIZES=L2,LLC), with each
 library in turn, so all see the same machine noise; --memcpy adds the
 single-core memcpy bound (bench/hw_memcpy) at the start of each. --cpus LIST
 confines every launch to those CPUs (taskset, launcher binding off), as a
