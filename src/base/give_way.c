@@ -56,6 +56,32 @@ int shmemi_node_crowded(const char *loadavg)
     return cpus > 0 && runnable > cpus;
 }
 
+/* One look at the node's run queue (why: give_way.h). A crowded wait
+ * stays so while the looks, SHMEMI_CROWD_CHECK_NS apart, find the node
+ * crowded. A wait not crowded that finds it so starts a probe of
+ * SHMEMI_CROWD_LOOKS looks SHMEMI_CROWD_LOOK_GAP_NS apart, and is crowded
+ * if SHMEMI_CROWD_HITS of them agree: this job's own progress threads
+ * are runnable for a moment every 0.1-1 ms, and one look often counts
+ * them, while another job's tasks kept from the CPUs stay runnable. */
+static void look_at_node(struct shmemi_waiting *w, uint64_t now)
+{
+    int hit = shmemi_node_crowded(NULL);
+
+    if (shmemi_wait_crowded || (!hit && !w->crowd_looks)) {
+        shmemi_wait_crowded = hit;
+        w->crowd_check_ns = now + SHMEMI_CROWD_CHECK_NS;
+        return;
+    }
+    w->crowd_hits += (unsigned)hit;
+    if (++w->crowd_looks < SHMEMI_CROWD_LOOKS) {
+        w->crowd_check_ns = now + SHMEMI_CROWD_LOOK_GAP_NS;
+        return;
+    }
+    shmemi_wait_crowded = w->crowd_hits >= SHMEMI_CROWD_HITS;
+    w->crowd_looks = w->crowd_hits = 0;
+    w->crowd_check_ns = now + SHMEMI_CROWD_CHECK_NS;
+}
+
 static void nap(long ns)
 {
     const struct timespec t = {0, ns};
@@ -73,10 +99,8 @@ void shmemi_give_way(unsigned yields)
         shmemi_wait_tick(now);
         uint64_t waited = now - w->start_ns;
 
-        if (waited >= SHMEMI_CROWD_AFTER_NS && now >= w->crowd_check_ns) {
-            w->crowd_check_ns = now + SHMEMI_CROWD_CHECK_NS;
-            shmemi_wait_crowded = shmemi_node_crowded(NULL);
-        }
+        if (waited >= SHMEMI_CROWD_AFTER_NS && now >= w->crowd_check_ns)
+            look_at_node(w, now);
         if (shmemi_wait_crowded) {
             /* An eighth of the wait so far: what it adds to the wait's
              * end is at most that share. */

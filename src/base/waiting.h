@@ -33,6 +33,8 @@ struct shmemi_waiting {
     uint64_t start_ns;          /* the first yield (the entry, when profiling); 0 before */
     uint64_t report_ns;         /* when the next timed report is due */
     uint64_t crowd_check_ns;    /* when to look at the node's run queue again */
+    unsigned crowd_looks;       /* looks of the probe under way (give_way.c), and how many */
+    unsigned crowd_hits;        /* of them found more runnable tasks than CPUs */
 };
 
 /* One per thread that has waited: the handler of SIGUSR1 looks at all. */
@@ -59,6 +61,7 @@ static inline void shmemi_wait_enter(struct shmemi_waiting *w)
     w->start_ns = shmemi_profile_on() ? shmemi_now_ns() : 0;
     w->report_ns = 0;
     w->crowd_check_ns = 0;
+    w->crowd_looks = w->crowd_hits = 0;
     shmemi_wait_crowded = 0;
     __atomic_store_n(&s->now, w, __ATOMIC_RELEASE);
 }

@@ -303,14 +303,14 @@ static void *progress_main(void *arg)
     long serve_us = shmemi_settings.progress_interval_us, aside_us = serve_us > 1000 ? serve_us : 1000;
     const struct timespec serve = {serve_us / 1000000, serve_us % 1000000 * 1000},
                           aside = {aside_us / 1000000, aside_us % 1000000 * 1000};
-    unsigned turn = 0;
+    unsigned turn = 0, looks = 0;
     int crowded = 0;
     (void)arg;
     while (!atomic_load_explicit(&progress_stop, memory_order_relaxed)) {
         /* On a node crowded by others, serve as seldom as while standing
          * aside: every wake-up takes a CPU from them (base/give_way.h). */
-        if (turn++ % 64 == 0)
-            crowded = shmemi_node_crowded(NULL);
+        if (turn++ % 8 == 0)
+            crowded = shmemi_crowd_vote(&looks, shmemi_node_crowded(NULL));
         if (__atomic_exchange_n(&shmemi_ofi_polled, 0, __ATOMIC_RELAXED)) {
             nanosleep(&aside, NULL);
             continue;
