@@ -19,6 +19,7 @@ struct shmemi_settings shmemi_settings = {
     .progress_thread = -1,
     .progress_interval_us = 100,
     .ofi_amo_batch = -1,
+    .ofi_put_batch = -1,
     .team_pool_size = (size_t)4 << 20,
     .hang_report_s = 300,
 };
@@ -326,6 +327,13 @@ static const struct env_var env_table[] = {
      "up to this many in one message; any other operation (a put, a get, a fetching AMO, quiet, a wait) "
      "or the progress thread sends what is gathered (auto: as many as the provider takes in one atomic "
      "message, at most 8, when calls are serialized and the progress thread runs; 0 or 1: one a message)"},
+    {"SHMEM_OFI_PUT_BATCH", NULL, "auto", parse_auto_count, FIELD(ofi_put_batch), "auto or a non-negative integer",
+     "network path, where small puts are posted without read-after-write ordering (tcp): a run of "
+     "puts to one PE on the default context, up to the inject size (64 B) in all, is gathered into "
+     "one message of at most this many puts; it leaves when a put to another PE or anything else "
+     "comes, the last one delivery-complete from quiet, or from the progress thread (auto: as many as "
+     "the provider takes in one write, at most 8, when calls are serialized and the progress thread "
+     "runs; 1: one a message, held until then; 0: none held)"},
     {"SHMEM_OFI_TIMEOUT", NULL, "30", parse_count, FIELD(ofi_timeout), "a non-negative integer (seconds)",
      "a PE whose network path makes no progress towards a peer for this long (a transfer that does not "
      "complete, or a wait whose probes of the off-node peers go unanswered) ends the job with an error "

@@ -107,6 +107,20 @@ struct shmemi_ofi_amo_batch {
     struct fi_rma_ioc rma[SHMEMI_OFI_AMO_BATCH_MAX];
 };
 
+/* Small puts gathered for one message (ofi_rma.c, "Gathered puts"): n
+ * puts to one PE from the default endpoint, their bytes one after
+ * another in data, each with its place at the target. */
+#define SHMEMI_OFI_PUT_BATCH_MAX 8
+#define SHMEMI_OFI_PUT_BATCH_BYTES 64
+struct shmemi_ofi_put_batch {
+    int n;                                          /* gathered, not yet sent */
+    int pe;
+    size_t bytes;                                   /* of data */
+    const char *routine;                            /* the first put's */
+    unsigned char data[SHMEMI_OFI_PUT_BATCH_BYTES];
+    struct fi_rma_iov rma[SHMEMI_OFI_PUT_BATCH_MAX];
+};
+
 #define SHMEMI_OFI_ADDR_MAX 224 /* bytes of an endpoint address (fi_getname) */
 #define SHMEMI_OFI_NREG 2 /* registered regions: 0 heap (control region + heap), 1 data */
 
@@ -154,6 +168,14 @@ struct shmemi_ofi {
      * serialized and the thread runs. */
     int amo_batch;
     struct shmemi_ofi_amo_batch batch;
+    /* Small puts of the default context in a run to one PE gathered, up
+     * to this many a message (0: none gathered); what is gathered leaves
+     * when a put to another PE or anything else enters, the last ones
+     * delivery-complete from quiet, and by the progress thread. Where puts
+     * are posted without FI_ORDER_RAW (tcp;ofi_rxm), calls are serialized
+     * and the thread runs. */
+    int put_batch;
+    struct shmemi_ofi_put_batch puts;
     /* Posted non-fetching AMOs (ofi_posted.c) are injected: posted and an
      * inject size of 8 bytes at least. */
     int amo_posted;
@@ -349,6 +371,13 @@ void shmemi_ofi_serial_wait(void);
  * end their run, so that the next one leaves at once. */
 void shmemi_ofi_batch_send(void);
 void shmemi_ofi_batch_break(void);
+/* ofi_rma.c, the lock held: send the gathered puts (shmemi_ofi.puts.n),
+ * as an operation other than a put to their PE finds them. */
+void shmemi_ofi_puts_send(void);
+/* Quiet's: send them delivery-complete, covering their PE's earlier writes. */
+void shmemi_ofi_puts_complete(void);
+/* ofi_rma.c: whether and how many puts are gathered (put_batch). */
+void shmemi_ofi_put_query(void);
 
 /* A way in for a non-fetching AMO, which may join the gathered ones. */
 static inline void shmemi_ofi_enter_gathering(void)
@@ -359,16 +388,28 @@ static inline void shmemi_ofi_enter_gathering(void)
         shmemi_ofi_serial_wait();
 }
 
-/* Every other way in sends the gathered AMOs first, so that whatever
- * follows them (a put, a flag after a fence, a quiet's flush, a wait for
- * a peer that needs them) is behind them on the endpoint. */
-static inline void shmemi_ofi_enter(void)
+/* The way in for a put or a quiet of the default context, which take
+ * the gathered puts themselves (ofi_rma.c): the gathered AMOs leave first. */
+static inline void shmemi_ofi_enter_keeping_puts(void)
 {
     int outermost = shmemi_ofi.serial && !shmemi_ofi_serial_depth;
 
     shmemi_ofi_enter_gathering();
     if (outermost && __builtin_expect(shmemi_ofi.batch.run != 0, 0))
         shmemi_ofi_batch_break();
+}
+
+/* Every other way in sends the gathered AMOs and puts first, so that
+ * whatever follows them (a put, a flag after a fence, a quiet's flush, a
+ * wait for a peer that needs them) is behind them on the endpoint. (At
+ * most one of the two holds anything: each way in sends the other's.) */
+static inline void shmemi_ofi_enter(void)
+{
+    int outermost = shmemi_ofi.serial && !shmemi_ofi_serial_depth;
+
+    shmemi_ofi_enter_keeping_puts();
+    if (outermost && __builtin_expect(shmemi_ofi.puts.n != 0, 0))
+        shmemi_ofi_puts_send();
 }
 
 static inline void shmemi_ofi_leave(void)
@@ -518,6 +559,10 @@ void *shmemi_ofi_ctx_take(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, c
  * every counted operation also covers every slot handed out). */
 static inline void *shmemi_ofi_count_op(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, const char *routine)
 {
+    /* Gathered puts leave before anything else the default endpoint
+     * posts, even from inside a way in (an AMO, a nested call). */
+    if (__builtin_expect(shmemi_ofi.puts.n != 0, 0) && e == &shmemi_ofi.main)
+        shmemi_ofi_puts_send();
     if (__builtin_expect(shmemi_ofi.need_context, 0))
         return shmemi_ofi_ctx_take(e, c, routine);
     __atomic_fetch_add(&c->issued, 1, __ATOMIC_SEQ_CST);

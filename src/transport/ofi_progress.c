@@ -283,6 +283,8 @@ void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count
 
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
 {
+    if (e == &shmemi_ofi.main && shmemi_ofi.puts.n)
+        shmemi_ofi_puts_complete();
     shmemi_ofi_posted_flush(e, routine);
     shmemi_ofi_cntr_wait(e, &e->w, -1, routine);
     shmemi_ofi_cntr_wait(e, &e->r, -1, routine);
@@ -320,6 +322,8 @@ static void *progress_main(void *arg)
         if (shmemi_ofi_try_enter()) {
             if (shmemi_ofi.batch.n) /* the PE stopped calling with AMOs gathered */
                 shmemi_ofi_batch_send();
+            if (shmemi_ofi.puts.n) /* or puts */
+                shmemi_ofi_puts_send();
             shmemi_ofi_poll_all();
             shmemi_ofi_leave();
         }
@@ -340,6 +344,7 @@ void shmemi_ofi_progress_thread_start(void)
     if (pthread_create(&progress_tid, NULL, progress_main, NULL) != 0) {
         shmemi_warn("shmem_init", "cannot start the progress thread; progress comes from library calls only");
         shmemi_ofi.amo_batch = 1; /* nothing would send what a PE gathered and left */
+        shmemi_ofi.put_batch = 0;
         return;
     }
     progress_running = 1;

@@ -5,12 +5,15 @@
  * PE 0 is the initiator, every other PE a target. Each round PE 0 sends
  * every target a stream of 8-byte puts, 8- and 4-byte adds, an 8 KiB
  * blocking put, a 64 KiB nbi put and, on a created context, a put and an
- * increment; then shmem_quiet and shmem_ctx_quiet, and only then raises a
+ * increment; then shmem_quiet, and a last stream of 8-byte puts to every
+ * target (where a path gathers small puts, quiet sends the last of them,
+ * and nothing else it waits for follows them); then shmem_quiet
+ * and shmem_ctx_quiet, and only then raises a
  * flag in a POSIX shared-memory page outside OpenSHMEM. The targets spin
  * on that flag without calling the library and check every value with
  * plain loads before they answer. On the network path this covers each
  * way a put or AMO completes: delivery-complete, posted and flushed (the
- * stream after the first), bounced, zero-copy. Needs every PE on one
+ * stream after the first), gathered, bounced, zero-copy. Needs every PE on one
  * host (the page); elsewhere it checks nothing and says so. */
 #include "check.h"
 
@@ -32,6 +35,7 @@ struct page {
 };
 
 static long stream[STREAM];   /* 8-byte puts */
+static long tail[STREAM];     /* 8-byte puts, the last before quiet */
 static long sum;              /* 8-byte adds */
 static int isum;              /* 4-byte adds */
 static long host_id[MAXPES];  /* every PE's host, to know the page is shared */
@@ -143,6 +147,12 @@ int main(void)
                 shmem_ctx_long_p(ctx, &ctx_word[0], val(r, t, 0), t);
                 shmem_ctx_long_atomic_inc(ctx, &ctx_word[1], t);
             }
+            /* Alone after a quiet: no other operation's completion
+             * waits for the target to read what came before it. */
+            shmem_quiet();
+            for (int t = 1; t < npes; t++)
+                for (int i = 0; i < STREAM; i++)
+                    shmem_long_p(&tail[i], -val(r, t, i), t);
             shmem_quiet();
             shmem_ctx_quiet(ctx);
             __atomic_store_n(&pg->seq, r + 1, __ATOMIC_RELEASE);
@@ -156,6 +166,8 @@ int main(void)
             for (int i = 0; i < STREAM; i++) {
                 long v = __atomic_load_n(&stream[i], __ATOMIC_ACQUIRE);
                 CHECK(v == val(r, me, i), "round %d stream[%d] = %ld, want %ld", r, i, v, val(r, me, i));
+                v = __atomic_load_n(&tail[i], __ATOMIC_ACQUIRE);
+                CHECK(v == -val(r, me, i), "round %d tail[%d] = %ld, want %ld", r, i, v, -val(r, me, i));
             }
             CHECK(__atomic_load_n(&sum, __ATOMIC_ACQUIRE) == want_sum, "round %d sum = %ld, want %ld", r, sum,
                   want_sum);
