@@ -83,6 +83,17 @@ static inline void wait_int_bounded(int *ivar, int cmp, int value, const char *w
     }
 }
 
+/* Sleep, making no library call, until *w holds v (a peer puts it) or
+ * patience_s has passed since t0: what such a PE left gathered only its
+ * progress thread can send. */
+static inline void check_sleep_until(volatile long long *w, long long v, double t0, double patience_s)
+{
+    const struct timespec nap = {0, 200000};
+
+    while (*w != v && check_now() - t0 < patience_s)
+        nanosleep(&nap, NULL);
+}
+
 /* Collective: sums every PE's failures; the sum is exact on PE 0 (other PEs
  * get their own count).  Prints nothing. */
 static inline long check_collect(void)

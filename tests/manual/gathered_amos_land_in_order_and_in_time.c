@@ -29,16 +29,6 @@ static volatile long long tail_seen; /* put by the target; read with plain loads
 
 static long long add_operand(int s, int k) { return (long long)(s + 1) * 1000003LL + k * 7 + (k % 3); }
 
-/* Sleep out of the library until the target's answer is here, or
- * patience runs out. */
-static void sleep_until_answered(double t0)
-{
-    const struct timespec nap = {0, 200000};
-
-    while (tail_seen != 1 && check_now() - t0 < PATIENCE_S)
-        nanosleep(&nap, NULL);
-}
-
 int main(void)
 {
     shmem_init();
@@ -118,11 +108,11 @@ int main(void)
          * or patience runs out. The target's side runs after it (the
          * ring: every PE is both). */
         if (me % 2 == 0)
-            sleep_until_answered(t0);
+            check_sleep_until(&tail_seen, 1, t0, PATIENCE_S);
         wait_long_bounded(&tail_total, SHMEM_CMP_EQ, tail_expect, "the total of the previous PE's last adds");
         shmem_longlong_p((long long *)&tail_seen, 1, from);
         if (me % 2 != 0)
-            sleep_until_answered(t0);
+            check_sleep_until(&tail_seen, 1, t0, PATIENCE_S);
         CHECK(tail_seen == 1, "PE %d's last %d adds were not applied at PE %d within %.0f s while PE %d made no "
               "library call", me, TAIL, to, PATIENCE_S, me);
     }

@@ -18,7 +18,6 @@
 #include "check.h"
 
 #include <string.h>
-#include <time.h>
 
 #define BUF 4096
 #define STREAM 3000
@@ -29,7 +28,7 @@ static const size_t sizes[] = {8, 1, 4, 8, 2, 16, 8, 24, 64, 3, 8, 33, 200, 8, 1
 
 static unsigned char gbuf[BUF]; /* static data */
 static long flag_put, flag_amo, flag_ctx, same_word, alt_word[2];
-static volatile long tail_seen; /* put by the target; read with plain loads */
+static volatile long long tail_seen; /* put by the target; read with plain loads */
 static long tail_word;
 
 static unsigned char byte_of(int pe, int round, int k, size_t i)
@@ -79,14 +78,6 @@ static void check_image(const unsigned char *got, const unsigned char *want, con
 
     CHECK(d == 0, "%s (PE %d's puts): %d bytes differ, the first at %zu: %u, expected %u", what, pe, d, first,
           d ? got[first] : 0, d ? want[first] : 0);
-}
-
-static void sleep_until_answered(double t0)
-{
-    const struct timespec nap = {0, 200000};
-
-    while (tail_seen != 1 && check_now() - t0 < PATIENCE_S)
-        nanosleep(&nap, NULL);
 }
 
 int main(void)
@@ -184,11 +175,11 @@ int main(void)
         for (int k = 1; k <= 3; k++)
             shmem_long_p(&tail_word, (long)me * 10 + k, to);
         if (me % 2 == 0)
-            sleep_until_answered(t0);
+            check_sleep_until(&tail_seen, 1, t0, PATIENCE_S);
         wait_long_bounded(&tail_word, SHMEM_CMP_EQ, (long)from * 10 + 3, "the previous PE's last put");
-        shmem_long_p((long *)&tail_seen, 1, from);
+        shmem_longlong_p((long long *)&tail_seen, 1, from);
         if (me % 2 != 0)
-            sleep_until_answered(t0);
+            check_sleep_until(&tail_seen, 1, t0, PATIENCE_S);
         CHECK(tail_seen == 1, "PE %d's last puts did not reach PE %d within %.0f s while PE %d made no library "
               "call", me, to, PATIENCE_S, me);
     }
