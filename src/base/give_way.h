@@ -30,7 +30,7 @@
  * 0.1-1 ms onto CPUs its PEs keep busy, are runnable for a moment, often
  * enough that one look in three counted more tasks than CPUs while a tcp
  * target served a stream of puts; it then napped up to 1 ms a poll, and
- * quiet at the initiator waited for it (64 puts + quiet: 40 us, or 200-700
+ * quiet at the initiator waited for it (64 puts + quiet: 40 us, or 170-750
  * us after such a look). Another job's tasks, kept off the CPUs, stay
  * runnable. So a wait that finds the node crowded looks again
  * SHMEMI_CROWD_LOOKS times in quick succession and naps only if
