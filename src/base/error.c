@@ -4,6 +4,10 @@
  */
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <linux/sockios.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +60,39 @@ static void abort_grace_over(int sig)
     _exit(abort_status);
 }
 
+/* Bytes written to fd that its reader has not taken yet: a pipe's content,
+ * or a socket's unread send queue; 0 for anything else (a file, a tty). */
+static int unread_output(int fd)
+{
+    struct stat st;
+    int n = 0;
+
+    if (fstat(fd, &st) != 0)
+        return 0;
+    if (S_ISFIFO(st.st_mode) && ioctl(fd, FIONREAD, &n) == 0)
+        return n;
+    if (S_ISSOCK(st.st_mode) && ioctl(fd, SIOCOUTQ, &n) == 0)
+        return n;
+    return 0;
+}
+
+/* A launcher forwarding our stdout/stderr through a pipe (Hydra's proxy,
+ * Open MPI's) kills the job when told of the abort, and drops what it had
+ * not read yet: the line that says why. Give it up to OUTPUT_DRAIN_MS to
+ * read it first; it forwards what it read before the abort request that
+ * follows. */
+#define OUTPUT_DRAIN_MS 500
+static void let_launcher_read_output(void)
+{
+    const struct timespec tick = {0, 1000 * 1000};
+
+    for (int ms = 0; ms < OUTPUT_DRAIN_MS; ms++) {
+        if (unread_output(STDOUT_FILENO) == 0 && unread_output(STDERR_FILENO) == 0)
+            return;
+        nanosleep(&tick, NULL);
+    }
+}
+
 int shmemi_abort_status(void)
 {
     return atomic_load(&aborting) ? (int)abort_status : -1;
@@ -76,6 +113,7 @@ void shmemi_abort_job(int status, const char *msg)
         abort_status = status;
         fflush(stdout);
         fflush(stderr);
+        let_launcher_read_output();
         /* Segments not yet unlinked (start-up) and libfabric shm's
          * regions must not outlive us. */
         shmemi_cleanup_run();
