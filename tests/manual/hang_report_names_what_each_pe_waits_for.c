@@ -3,7 +3,8 @@
  * others wait in shmem_barrier_all for PE 0. Run with SHMEM_HANG_REPORT=2,
  * every PE must print one line saying what it waits for (checked by the
  * manifest's expect_stderr); a watchdog thread of PE 0 then ends the job
- * with shmem_global_exit(3), as a user would end a hung job.
+ * with shmem_global_exit(3), as a user would end a hung job, 3 s after the
+ * reports are due.
  *
  * With the argument "heap" PE 0 waits on a heap object instead, which the
  * report names by its offset in its allocation and that allocation's size;
@@ -14,6 +15,7 @@
 #include <pthread.h>
 #include <shmem.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -30,13 +32,26 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
+/* Every PE reports SHMEM_HANG_REPORT seconds into its wait, which starts
+ * right after init: end the job REPORT_MARGIN_S after that. */
+#define REPORT_MARGIN_S 3
+static int watchdog_seconds(void)
+{
+    const char *report = getenv("SHMEM_HANG_REPORT");
+    double s = report ? atof(report) : 0;
+    int due = (int)s + ((int)s < s);
+
+    return s > 0 && s < 30 ? due + REPORT_MARGIN_S : 8;
+}
+
 int main(int argc, char **argv)
 {
-    static int seconds = 8;
+    static int seconds;
     pthread_t tid;
     int provided;
 
     shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    seconds = watchdog_seconds();
     if (shmem_my_pe() == 0) {
         long *heap_flags = shmem_malloc(4 * sizeof(long));
         if (pthread_create(&tid, NULL, watchdog, &seconds) != 0)
