@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/profile.h"
@@ -20,7 +19,6 @@
 #include "base/cleanup.h"
 #include "base/copy.h"
 #include "base/env.h"
-#include "base/give_way.h"
 #include "base/launcher_watch.h"
 #include "base/profile.h"
 #include "base/waiting.h"
@@ -63,53 +61,31 @@ static void choose_wait_policy(long cpus)
         w->spin_limit = w->oversubscribed ? 0 : 1000;
 }
 
-/* What a PE tells its node: its affinity, and its process (whose tasks
- * the crowding check counts as this job's, base/give_way.h). */
-struct node_card {
-    cpu_set_t cpus;
-    uint64_t pid_ns; /* the inode of /proc/self/ns/pid: the pid means the same here */
-    int32_t pid;
-};
-
-/* Publish this PE's card to its node (rides on the next exchange). */
+/* Publish this PE's affinity to its node (rides on the next exchange). */
 static void publish_cpus(const char *routine)
 {
-    struct node_card mine = {.pid = (int32_t)getpid()};
-    struct stat ns;
+    cpu_set_t mine;
 
-    if (sched_getaffinity(0, sizeof mine.cpus, &mine.cpus) != 0)
-        CPU_ZERO(&mine.cpus); /* more CPUs than a cpu_set_t holds: counted as unknown */
-    if (stat("/proc/self/ns/pid", &ns) == 0)
-        mine.pid_ns = (uint64_t)ns.st_ino;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+        CPU_ZERO(&mine); /* more CPUs than a cpu_set_t holds: counted as unknown */
     shmemi_boot_put_node(NODE_CPUS_KEY, &mine, sizeof mine, routine);
 }
 
 /* After the exchange: the wait policy on the CPUs the node's PEs (all
  * of them, whatever SHMEM_VIRTUAL_NODES says) may use. The same answer
- * on every PE of a node, as the collectives that read it need. And the
- * node's PE processes, for the crowding check. */
+ * on every PE of a node, as the collectives that read it need. */
 static void refine_wait_policy(const int *node_pes, int n, const char *routine)
 {
-    struct node_card one;
-    struct stat ns;
-    uint64_t my_ns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
-    cpu_set_t all;
-    int *pids = malloc((size_t)n * sizeof *pids), known = 0, cpus_known = 1;
+    cpu_set_t all, one;
 
     CPU_ZERO(&all);
     for (int i = 0; i < n; i++) {
         shmemi_boot_get(node_pes[i], NODE_CPUS_KEY, &one, sizeof one, routine);
-        if (CPU_COUNT(&one.cpus) == 0)
-            cpus_known = 0; /* a PE could not tell: keep the online count */
-        CPU_OR(&all, &all, &one.cpus);
-        if (pids && my_ns && one.pid_ns == my_ns)
-            pids[known++] = one.pid;
+        if (CPU_COUNT(&one) == 0)
+            return; /* a PE could not tell: keep the online count */
+        CPU_OR(&all, &all, &one);
     }
-    if (pids)
-        shmemi_crowd_job_pids(pids, known);
-    free(pids);
-    if (cpus_known)
-        choose_wait_policy(CPU_COUNT(&all));
+    choose_wait_policy(CPU_COUNT(&all));
 }
 
 static void print_banner(void)
@@ -221,7 +197,6 @@ static void world_down(void)
     shmemi_team_teardown();
     shmemi_boot_fini(&boot_info);
     shmemi_wait_report_fini();
-    shmemi_crowd_job_pids(NULL, 0); /* closes the task files it holds */
     shmemi_world.my_pe = -1;
     shmemi_world.n_pes = 0;
     shmemi_cleanup_disarm();

@@ -6,114 +6,13 @@
 #include "base/give_way.h"
 #include "base/waiting.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "base/profile.h"
-
 static int loadavg_fd = -2; /* -2: not opened yet; -1: unreadable */
-
-/* This job's tasks on the node: the threads of each of the node's PE
- * processes, their stat files kept open (a pread each per look) and
- * listed again every JOB_RELIST_NS, or when one has gone. */
-#define JOB_TASKS_MAX 64
-#define JOB_RELIST_NS 1000000000ull
-static struct {
-    pthread_mutex_t lock;
-    int *pids, npids;
-    int fds[JOB_TASKS_MAX], nfds;
-    int listed;
-    uint64_t listed_ns;
-} job = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static void job_forget_tasks(void)
-{
-    for (int i = 0; i < job.nfds; i++)
-        close(job.fds[i]);
-    job.nfds = 0;
-    job.listed = 0;
-}
-
-void shmemi_crowd_job_pids(const int *pids, int n)
-{
-    int *copy = n > 0 ? malloc((size_t)n * sizeof *copy) : NULL;
-
-    if (copy)
-        memcpy(copy, pids, (size_t)n * sizeof *copy);
-    pthread_mutex_lock(&job.lock);
-    job_forget_tasks();
-    free(job.pids);
-    job.pids = copy;
-    job.npids = copy ? n : 0;
-    pthread_mutex_unlock(&job.lock);
-}
-
-static void job_list_tasks(uint64_t now)
-{
-    char path[64];
-
-    job_forget_tasks();
-    for (int i = 0; i < job.npids && job.nfds < JOB_TASKS_MAX; i++) {
-        DIR *d;
-        struct dirent *e;
-
-        snprintf(path, sizeof path, "/proc/%d/task", job.pids[i]);
-        if (!(d = opendir(path)))
-            continue;
-        while ((e = readdir(d)) && job.nfds < JOB_TASKS_MAX) {
-            int fd;
-
-            if (e->d_name[0] < '0' || e->d_name[0] > '9')
-                continue;
-            snprintf(path, sizeof path, "/proc/%d/task/%.16s/stat", job.pids[i], e->d_name);
-            if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
-                job.fds[job.nfds++] = fd;
-        }
-        closedir(d);
-    }
-    job.listed = 1;
-    job.listed_ns = now;
-}
-
-/* How many of this job's tasks on the node are runnable now, or -1 if
- * that is unknown (no PE processes known, or another thread is counting). */
-static int job_runnable(void)
-{
-    uint64_t now = shmemi_now_ns();
-    char buf[160];
-    int n = 0;
-
-    if (pthread_mutex_trylock(&job.lock) != 0)
-        return -1;
-    if (!job.npids) {
-        pthread_mutex_unlock(&job.lock);
-        return -1;
-    }
-    if (!job.listed || now - job.listed_ns >= JOB_RELIST_NS)
-        job_list_tasks(now);
-    for (int i = 0; i < job.nfds; i++) {
-        /* "tid (comm) S ...": the state follows the last ')'. */
-        ssize_t len = pread(job.fds[i], buf, sizeof buf - 1, 0);
-        const char *paren;
-
-        if (len <= 0) {
-            job.listed = 0; /* the task has gone */
-            continue;
-        }
-        buf[len] = '\0';
-        if ((paren = strrchr(buf, ')')) && paren[1] == ' ' && paren[2] == 'R')
-            n++;
-    }
-    pthread_mutex_unlock(&job.lock);
-    return n;
-}
 
 int shmemi_node_crowded(const char *loadavg)
 {
@@ -154,17 +53,7 @@ int shmemi_node_crowded(const char *loadavg)
     if (!p || *p < '0' || *p > '9')
         return 0;
     runnable = strtol(p, NULL, 10);
-    if (cpus <= 0 || runnable <= cpus)
-        return 0;
-    if (loadavg == buf) {
-        /* Crowded by others only: this job's own tasks beyond the CPUs
-         * (its progress threads, woken onto CPUs its PEs keep busy) are
-         * the job's business (give_way.h). */
-        int ours = job_runnable();
-        if (ours >= 0)
-            return runnable > ours;
-    }
-    return 1;
+    return cpus > 0 && runnable > cpus;
 }
 
 /* One look at the node's run queue (why: give_way.h). A crowded wait

@@ -35,10 +35,7 @@
  * runnable. So a wait that finds the node crowded looks again
  * SHMEMI_CROWD_LOOKS times in quick succession and naps only if
  * SHMEMI_CROWD_HITS of them agree; the progress thread counts the same
- * share of its last looks (shmemi_crowd_vote). And a look leaves this
- * job's own tasks out: it reads the state of each node PE's threads
- * (shmemi_crowd_job_pids) and finds the node crowded only if some
- * runnable task is not one of them.
+ * share of its last looks (shmemi_crowd_vote).
  */
 #ifndef SHMEMI_GIVE_WAY_H
 #define SHMEMI_GIVE_WAY_H
@@ -63,14 +60,9 @@
  * or when the wait has found the node crowded. */
 void shmemi_give_way(unsigned yields);
 
-/* Whether the node has more runnable tasks than online CPUs, some of them
- * not this job's; `loadavg` is the text of /proc/loadavg (a test hook:
- * NULL reads the file, and only then are this job's tasks counted). */
+/* Whether the node has more runnable tasks than online CPUs; `loadavg`
+ * is the text of /proc/loadavg (a test hook: NULL reads the file). */
 int shmemi_node_crowded(const char *loadavg);
-
-/* The processes of this job's PEs on the node (those whose pids mean the
- * same here), whose tasks shmemi_node_crowded leaves out. */
-void shmemi_crowd_job_pids(const int *pids, int n);
 
 /* A thread that looks at the node now and then (the progress thread):
  * `looks` keeps its last SHMEMI_CROWD_LOOKS looks, one bit each; add the
