@@ -71,7 +71,7 @@
 
 #define DATA_OFF 4096          /* the data buffer starts one page into the region */
 #define BW_SIZE ((size_t)1 << 20)
-#define WINDOW_DEFAULT 64      /* rma_bw's window */
+#define WINDOW_DEFAULT BENCH_BACK_TO_BACK /* rma_bw's window */
 
 static struct ofi_peer peer;   /* the other process */
 static const char *role = "initiator";
@@ -466,13 +466,13 @@ static uint64_t read_word(void)
 /* One row of adds to the peer's word: emitted only if the word ends with
  * exactly the adds made (a provider that loses updates gets a skip line). */
 static void timed_adds(struct op *o, const struct bench_args *a, const char *row, void (*batch)(void *, long),
-                       const char *method)
+                       long min_n, const char *method)
 {
     double ns;
     uint64_t got;
 
     o->expect = read_word();
-    ns = bench_time_local(batch, o, a->budget_ns);
+    ns = bench_time_batches(batch, o, a->budget_ns, min_n);
     got = read_word();
     if (got != o->expect) {
         char why[160];
@@ -569,19 +569,19 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
         /* Pipelined first: on shm, the delivery-complete non-fetching
          * adds of the next row return inject buffers twice, after which
          * pipelined operations share buffers. */
-        timed_adds(&o, a, "add_nq", add_nq_batch,
+        timed_adds(&o, a, "add_nq", add_nq_batch, BENCH_BACK_TO_BACK,
                    F.shm ? "\"method\":\"fi_fetch_atomic into a discarded word, back to back\""
                          : "\"method\":\"fi_atomicmsg(FI_INJECT|FI_DELIVERY_COMPLETE) back to back\"");
         if (F.shm) {
             heartbeat();
             o.bad = 0;
-            timed_adds(&o, a, "add_posted", add_posted_batch,
+            timed_adds(&o, a, "add_posted", add_posted_batch, BENCH_BACK_TO_BACK,
                        "\"method\":\"fi_atomicmsg(flags 0) back to back, then one FI_ATOMIC_READ\"");
             if (o.bad)
                 fail("add_posted: %ld batches read back a word without all their adds", o.bad);
         }
         heartbeat();
-        timed_adds(&o, a, "add", add_batch, "\"method\":\"fi_atomic(FI_SUM,FI_UINT64)\"");
+        timed_adds(&o, a, "add", add_batch, 1, "\"method\":\"fi_atomic(FI_SUM,FI_UINT64)\"");
     }
 
     o.size = BW_SIZE;
@@ -590,13 +590,13 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
         o.src[k] = (char)(k * 7 + 1);
     heartbeat();
     {
-        double ns = bench_time_local(put_window_batch, &o, a->budget_ns);
+        double ns = bench_time_batches(put_window_batch, &o, a->budget_ns, window);
         snprintf(more, sizeof more, "\"lat_ns\":%.6g,\"window\":%d", ns, window);
         emit("put_bw", BW_SIZE, "bw_GBps", (double)BW_SIZE / ns, more);
     }
     heartbeat();
     {
-        double ns = bench_time_local(get_window_batch, &o, a->budget_ns);
+        double ns = bench_time_batches(get_window_batch, &o, a->budget_ns, window);
         snprintf(more, sizeof more, "\"lat_ns\":%.6g,\"window\":%d", ns, window);
         emit("get_bw", BW_SIZE, "bw_GBps", (double)BW_SIZE / ns, more);
     }
@@ -605,7 +605,7 @@ static int initiator_main(const struct bench_args *a, size_t max, int window, lo
     o.size = 8;
     heartbeat();
     {
-        double ns = bench_time_local(put_window_batch, &o, a->budget_ns);
+        double ns = bench_time_batches(put_window_batch, &o, a->budget_ns, window);
         snprintf(more, sizeof more, "\"lat_ns\":%.6g,\"window\":%d", ns, window);
         emit("put_rate", 8, "rate_Mops", 1e3 / ns, more);
     }
