@@ -10,10 +10,11 @@
  * push: after a barrier, member i writes its block into member i+s's
  *   dest, completes the writes (quiet), then a closing barrier; for peers
  *   reached by the network, where puts stream and gets round-trip. A 1.4
- *   active set mapped here pushes without either barrier
- *   (shmemi_grp_may_push): its callers made every dest ready before
- *   calling, and its stores complete at once, so each member counts
- *   itself in at the others and waits for their arrivals instead.
+ *   active set pushes without either barrier (shmemi_grp_may_push_puts):
+ *   its callers made every dest ready before calling, and its stores
+ *   complete at once (puts: a fence orders them before the signals), so
+ *   each member counts itself in at the others and waits for their
+ *   arrivals instead.
  */
 #include "base/env.h"
 #include "coll/algo.h"
@@ -57,7 +58,7 @@ void shmemi_coll_alltoalls(struct shmemi_group *g, struct shmemi_buf dest, struc
 {
     int alg = shmemi_settings.alltoall_alg, push, early = 0;
 
-    if (alg == SHMEMI_ALG_AUTO && shmemi_grp_may_push(g))
+    if (alg == SHMEMI_ALG_AUTO && shmemi_grp_may_push_puts(g))
         alg = SHMEMI_ALG_PUSH, early = 1;
     if (alg == SHMEMI_ALG_AUTO)
         alg = g->all_mapped ? SHMEMI_ALG_PAIRWISE : SHMEMI_ALG_PUSH;

@@ -11,10 +11,11 @@
  *   take about (chunks + N) chunk times instead of log(N) whole-message
  *   times. For large messages.
  * A member returns only when those reading its buffer have finished.
- * pushed: every member mapped here, up to SHMEMI_BCAST_PUSH_MAX; the
- *   1.4 active-set forms, and teams of up to SHMEMI_BCAST_FLAT_MAX
- *   (flat only): data is stored straight into members' dest,
- *   then the member is signalled; nobody waits for an acknowledgement,
+ * pushed: up to SHMEMI_BCAST_PUSH_MAX; the 1.4 active-set forms (members
+ *   mapped here or reached by the network), and teams of up to
+ *   SHMEMI_BCAST_FLAT_MAX with every member mapped (flat only): data is
+ *   stored or put straight into members' dest, then (after a fence where
+ *   it was put) the member is signalled; nobody waits for an acknowledgement,
  *   so the root returns after its stores (dest must be ready on every
  *   member before anyone calls, as the spec requires, and counted pSync
  *   flags stay exact whoever runs ahead). Two shapes:
@@ -85,7 +86,7 @@ static void pushed_flat(struct shmemi_group *g, struct shmemi_buf dest, struct s
     }
     for (int k = 1; k < g->n; k++)
         shmemi_grp_put(g, (root + k) % g->n, dest.seg, dest.off, shmemi_buf_addr(src), nbytes);
-    shmemi_grp_release();
+    shmemi_grp_release_puts(g);
     for (int k = 1; k < g->n; k++)
         shmemi_grp_signal(g, flat_slot(g, root, (root + k) % g->n), (root + k) % g->n, 1);
 }
@@ -104,7 +105,7 @@ static void pushed_tree(struct shmemi_group *g, struct shmemi_buf dest, struct s
         (void)r, (void)j;
         shmemi_grp_put(g, child, dest.seg, dest.off, from, nbytes);
     }
-    shmemi_grp_release();
+    shmemi_grp_release_puts(g);
     SHMEMI_TREE_CHILDREN(g, &tr, child, r, j)
         shmemi_grp_signal(g, shmemi_grp_down(g, (int)r, j), child, 1);
 }
@@ -163,7 +164,7 @@ int shmemi_coll_broadcast(struct shmemi_group *g, struct shmemi_buf dest, struct
         memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), nbytes);
     if (g->n == 1 || !nbytes)
         return 0;
-    if (alg == SHMEMI_ALG_AUTO && nbytes <= SHMEMI_BCAST_PUSH_MAX && shmemi_grp_may_push(g)) {
+    if (alg == SHMEMI_ALG_AUTO && nbytes <= SHMEMI_BCAST_PUSH_MAX && shmemi_grp_may_push_puts(g)) {
         /* Every member chooses alike: all see the same oversubscription. */
         if (g->n <= SHMEMI_BCAST_FLAT_MAX || shmemi_world.oversubscribed)
             pushed_flat(g, dest, src, nbytes, root);

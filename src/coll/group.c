@@ -351,7 +351,7 @@ void shmemi_grp_arrive_all(struct shmemi_group *g)
 {
     int slot = shmemi_grp_arrivals(g);
 
-    shmemi_grp_release();
+    shmemi_grp_release_puts(g);
     for (int k = 1; k < g->n; k++)
         shmemi_grp_signal(g, slot, (g->me + k) % g->n, 1);
     wait_count(g, slot, (uint64_t)g->n - 1);
@@ -360,6 +360,13 @@ void shmemi_grp_arrive_all(struct shmemi_group *g)
 void shmemi_grp_release(void)
 {
     atomic_thread_fence(memory_order_seq_cst);
+}
+
+void shmemi_grp_release_puts(const struct shmemi_group *g)
+{
+    shmemi_grp_release();
+    if (!g->all_mapped)
+        shmemi_fence(SHMEM_CTX_DEFAULT);
 }
 
 const void *shmemi_grp_peer_ptr(const struct shmemi_group *g, int rank, int seg, size_t off)

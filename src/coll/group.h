@@ -116,6 +116,11 @@ void shmemi_grp_arrive_all(struct shmemi_group *g);
 /* Before signalling that local data is ready (memcpy may use weakly
  * ordered stores). */
 void shmemi_grp_release(void);
+/* Before signalling members that this one's shmemi_grp_put data is in
+ * their memory: the local fence, and where a member is reached by the
+ * network, a fence of the default context, which orders the puts before
+ * the signal AMOs (free where the provider orders writes). */
+void shmemi_grp_release_puts(const struct shmemi_group *g);
 
 /* Data movement with member `rank`'s symmetric (seg, off). */
 const void *shmemi_grp_peer_ptr(const struct shmemi_group *g, int rank, int seg, size_t off);
@@ -137,6 +142,16 @@ static inline char *shmemi_grp_addr(int seg, size_t off)
 static inline int shmemi_grp_may_push(const struct shmemi_group *g)
 {
     return g->counting && g->all_mapped;
+}
+
+/* The same for broadcast, alltoall and fcollect with members reached by the network
+ * as well: puts, then shmemi_grp_release_puts, then the signals. On the
+ * network a pull costs a round trip per read and its closing barrier two
+ * more, where the pushed data travels ahead of its signal (at 2 PEs on
+ * tcp an active-set broadcast of 8 B was a pull + barrier). */
+static inline int shmemi_grp_may_push_puts(const struct shmemi_group *g)
+{
+    return g->counting;
 }
 
 /* Barrier over the group: orders memory, completes no transfers. */

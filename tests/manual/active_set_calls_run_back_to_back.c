@@ -2,9 +2,9 @@
  * active_set_calls_run_back_to_back: 1.4 active-set collectives called
  * many times in a row with two alternating pSync arrays and no other
  * synchronisation, as the spec allows (each pSync is reused only once
- * every PE has left the call that used it before). Node-local, small
- * broadcasts, fcollects and alltoalls push into peers' dest, so a root
- * may run calls ahead of the others: every call here gets its own dest
+ * every PE has left the call that used it before). Small broadcasts,
+ * fcollects and alltoalls push into peers' dest (node-local by stores, on
+ * the network by puts), so a root may run calls ahead of the others: every call here gets its own dest
  * (broadcast) or alternates two (fcollect, alltoall, which complete with
  * a barrier), and every PE checks every value, then that both pSync
  * arrays are back to SHMEM_SYNC_VALUE. Small reductions push partial
