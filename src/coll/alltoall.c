@@ -10,7 +10,7 @@
  * push: after a barrier, member i writes its block into member i+s's
  *   dest, completes the writes (quiet), then a closing barrier; for peers
  *   reached by the network, where puts stream and gets round-trip. A 1.4
- *   active set pushes without either barrier (shmemi_grp_may_push_puts):
+ *   active set pushes without either barrier (shmemi_grp_may_push):
  *   its callers made every dest ready before calling, and its stores
  *   complete at once (puts: a fence orders them before the signals), so
  *   each member counts itself in at the others and waits for their
@@ -58,7 +58,7 @@ void shmemi_coll_alltoalls(struct shmemi_group *g, struct shmemi_buf dest, struc
 {
     int alg = shmemi_settings.alltoall_alg, push, early = 0;
 
-    if (alg == SHMEMI_ALG_AUTO && shmemi_grp_may_push_puts(g))
+    if (alg == SHMEMI_ALG_AUTO && shmemi_grp_may_push(g))
         alg = SHMEMI_ALG_PUSH, early = 1;
     if (alg == SHMEMI_ALG_AUTO)
         alg = g->all_mapped ? SHMEMI_ALG_PAIRWISE : SHMEMI_ALG_PUSH;

@@ -164,7 +164,7 @@ int shmemi_coll_broadcast(struct shmemi_group *g, struct shmemi_buf dest, struct
         memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), nbytes);
     if (g->n == 1 || !nbytes)
         return 0;
-    if (alg == SHMEMI_ALG_AUTO && nbytes <= SHMEMI_BCAST_PUSH_MAX && shmemi_grp_may_push_puts(g)) {
+    if (alg == SHMEMI_ALG_AUTO && nbytes <= SHMEMI_BCAST_PUSH_MAX && shmemi_grp_may_push(g)) {
         /* Every member chooses alike: all see the same oversubscription. */
         if (g->n <= SHMEMI_BCAST_FLAT_MAX || shmemi_world.oversubscribed)
             pushed_flat(g, dest, src, nbytes, root);

@@ -8,7 +8,7 @@
  *   sources (and the published sizes) intact until all have read. Two
  *   synchronisations and no forwarding: the default when every member is
  *   mapped here, where reading a peer is a memcpy.
- * pushed (fcollect of a 1.4 active set, shmemi_grp_may_push_puts; on the
+ * pushed (fcollect of a 1.4 active set, shmemi_grp_may_push; on the
  *   network below SHMEMI_COLLECT_RING_MIN in all): each member stores or
  *   puts its block into every member's dest, starting with its successor,
  *   then counts itself in at every member and waits for the others'
@@ -130,7 +130,7 @@ void shmemi_coll_collect(struct shmemi_group *g, struct shmemi_buf dest, struct 
         memmove(shmemi_buf_addr(dest), shmemi_buf_addr(src), nbytes);
         return;
     }
-    if (alg == SHMEMI_ALG_AUTO && fixed && shmemi_grp_may_push_puts(g) &&
+    if (alg == SHMEMI_ALG_AUTO && fixed && shmemi_grp_may_push(g) &&
         (g->all_mapped || nbytes * (size_t)g->n < SHMEMI_COLLECT_RING_MIN)) {
         pushed(g, dest, src, nbytes);
         return;

@@ -8,7 +8,7 @@
  *   copy the result from their partner. Fewest steps. Partners combine
  *   in the same order up to commutation, so every member gets
  *   bit-identical results.
- * pushed: the 1.4 active-set forms, every member mapped here, when pWrk
+ * pushed: the 1.4 active-set forms (stores where mapped, else fenced puts), when pWrk
  *   holds a slot per round (the user's symmetric scratch, whose reuse the
  *   spec restricts as pSync's): the same pairing, but each member stores
  *   its partial into the partner's pWrk slot of the round and signals, so
@@ -128,7 +128,7 @@ static void pushed(struct shmemi_group *g, shmemi_combine_fn f, size_t elem, str
     shmemi_grp_phase(g);
     if (me >= p2) { /* folded: hand the source over, then wait for the result in dest */
         shmemi_grp_put(g, me - p2, wrk.seg, wrk.off, shmemi_buf_addr(src), bytes);
-        shmemi_grp_release();
+        shmemi_grp_release_puts(g);
         shmemi_grp_signal(g, fin, me - p2, 1);
         shmemi_grp_wait(g, fout, 1);
         return;
@@ -143,14 +143,14 @@ static void pushed(struct shmemi_group *g, shmemi_combine_fn f, size_t elem, str
         size_t at = (size_t)(r + 1) * bytes;
 
         shmemi_grp_put(g, me ^ d, wrk.seg, wrk.off + at, acc, bytes);
-        shmemi_grp_release();
+        shmemi_grp_release_puts(g);
         shmemi_grp_signal(g, shmemi_grp_rdy(g, r), me ^ d, 1);
         shmemi_grp_wait(g, shmemi_grp_rdy(g, r), 1);
         f(acc, slot + at, count);
     }
     if (me + p2 < g->n) {
         shmemi_grp_put(g, me + p2, dest.seg, dest.off, acc, bytes);
-        shmemi_grp_release();
+        shmemi_grp_release_puts(g);
         shmemi_grp_signal(g, fout, me + p2, 1);
     }
 }
