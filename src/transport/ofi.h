@@ -304,6 +304,9 @@ static inline void shmemi_ofi_mark_polled(void)
  * reaching it would not prove that this thread's operation completed. */
 void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint64_t slack, int pe,
                                 const char *routine);
+/* The read counter's wait of a get or fetching AMO: on shm its polls are
+ * paced (ofi_progress.c). */
+void shmemi_ofi_round_trip_wait(struct shmemi_ofi_ep *e, int pe, const char *routine);
 static inline void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, int pe,
                                         const char *routine)
 {

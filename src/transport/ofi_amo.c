@@ -214,7 +214,7 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
             SHMEMI_OFI_POST(e, &e->r,
                             fi_fetch_atomic(e->ep, buf, 1, desc, buf + 16, desc, to, raddr, key, dt, fop, op_ctx),
                             "fi_fetch_atomic", pe, routine);
-        shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
+        shmemi_ofi_round_trip_wait(e, pe, routine);
         memcpy(fetch, buf + 16, size);
         shmemi_ofi_bounce_drop(e);
         return;
@@ -226,7 +226,7 @@ static void native(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum sh
     else
         SHMEMI_OFI_POST(e, &e->r, fi_fetch_atomic(e->ep, value, 1, NULL, fetch, NULL, to, raddr, key, dt, fop, op_ctx),
                         "fi_fetch_atomic", pe, routine);
-    shmemi_ofi_cntr_wait(e, &e->r, pe, routine);
+    shmemi_ofi_round_trip_wait(e, pe, routine);
 }
 
 /* A posted non-fetching AMO (ofi_posted.c): fi_inject_atomic, the operand

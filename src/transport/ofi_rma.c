@@ -314,7 +314,7 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
     if (o->direct && n && n <= o->inject_size && !o->mr_local) {
         get_small_queued(e, dst, pe, raddr, key, n, routine);
         if (!nbi)
-            wait_reads(e, pe, routine);
+            shmemi_ofi_round_trip_wait(e, pe, routine);
         return;
     }
     if (o->direct)
