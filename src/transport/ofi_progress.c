@@ -312,7 +312,8 @@ void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count
  * is short where polls are (docs/design.md, "Spaced polls on shm"). */
 void shmemi_ofi_round_trip_wait(struct shmemi_ofi_ep *e, int pe, const char *routine)
 {
-    cntr_wait(e, &e->r, 0, shmemi_ofi.spaced_polls, pe, routine);
+    /* To itself a PE serves its own request: no peer to leave room for. */
+    cntr_wait(e, &e->r, 0, shmemi_ofi.spaced_polls && pe != shmemi_world.my_pe, pe, routine);
 }
 
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
