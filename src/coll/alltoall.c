@@ -8,10 +8,12 @@
  *   closing barrier keeps sources intact until all have read. Reading is
  *   a memcpy for mapped peers: the default.
  * push: after a barrier, member i writes its block into member i+s's
- *   dest, completes the writes (quiet), then a closing barrier; for peers
- *   reached by the network, where puts stream and gets round-trip. A 1.4
- *   active set pushes without either barrier (shmemi_grp_may_push):
- *   its callers made every dest ready before calling, and its stores
+ *   dest, then a closing barrier that completes the writes (a fence
+ *   before the direct barrier's signals, up to 8 members where fence is
+ *   free; else a quiet: shmemi_grp_barrier_after_puts); for peers reached
+ *   by the network, where puts stream and gets round-trip. A 1.4 active
+ *   set pushes without either barrier (shmemi_grp_may_push): its
+ *   callers made every dest ready before calling, and its stores
  *   complete at once (puts: a fence orders them before the signals), so
  *   each member counts itself in at the others and waits for their
  *   arrivals instead.
@@ -73,8 +75,8 @@ void shmemi_coll_alltoalls(struct shmemi_group *g, struct shmemi_buf dest, struc
             shmemi_grp_arrive_all(g);
         return;
     }
-    if (push)
-        shmemi_transport_quiet_all();
-    if (g->n > 1)
+    if (g->n > 1 && push)
+        shmemi_grp_barrier_after_puts(g);
+    else if (g->n > 1)
         shmemi_grp_barrier(g);
 }

@@ -34,6 +34,7 @@
 #include "coll/algo.h"
 #include "coll/barrier.h"
 #include "coll/tree.h"
+#include "transport/transport.h"
 
 static void dissemination(struct shmemi_group *g)
 {
@@ -118,6 +119,26 @@ static void barrier(struct shmemi_group *g, int crowded)
 void shmemi_grp_barrier(struct shmemi_group *g)
 {
     barrier(g, SHMEMI_ALG_DIRECT);
+}
+
+/* The closing barrier of a push by the transport's puts: on return every
+ * member's puts to the others are applied at their targets. Where fence
+ * is free (the provider orders a PE's writes to a peer), a team of up to
+ * SHMEMI_BARRIER_DIRECT_MAX members takes the direct barrier, where a
+ * member signals every other itself, so the fence orders its puts before
+ * the signal their target waits for. Else the puts are completed first
+ * (quiet): a larger group's signals are relayed, and on tcp a fence is a
+ * quiet anyway, before more signals than dissemination's. */
+void shmemi_grp_barrier_after_puts(struct shmemi_group *g)
+{
+    if (g->counting || g->all_mapped || g->n > SHMEMI_BARRIER_DIRECT_MAX || !shmemi_transport_fence_free()) {
+        shmemi_transport_quiet_all();
+        shmemi_grp_barrier(g);
+        return;
+    }
+    shmemi_grp_release_puts(g);
+    shmemi_grp_phase(g);
+    direct(g);
 }
 
 /* The program's barriers (barrier_all, sync_all, team_sync), often

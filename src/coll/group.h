@@ -149,6 +149,9 @@ static inline int shmemi_grp_may_push(const struct shmemi_group *g)
 
 /* Barrier over the group: orders memory, completes no transfers. */
 void shmemi_grp_barrier(struct shmemi_group *g);
+/* The closing barrier of a push: also applies every member's puts to the
+ * others at their targets (coll/barrier.c). */
+void shmemi_grp_barrier_after_puts(struct shmemi_group *g);
 
 void *shmemi_grp_malloc(const struct shmemi_group *g, size_t n);
 

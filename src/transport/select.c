@@ -235,6 +235,11 @@ void shmemi_transport_fence_ctx(shmem_ctx_t ctx)
         shmemi_tp.in_use[i]->fence(ctx);
 }
 
+int shmemi_transport_fence_free(void)
+{
+    return !ofi_open || shmemi_ofi.ordered_writes;
+}
+
 void shmemi_transport_quiet_ctx(shmem_ctx_t ctx)
 {
     for (int i = 0; i < shmemi_tp.n_in_use; i++)

@@ -73,6 +73,9 @@ void shmemi_transport_quiet_all(void);
 /* fence/quiet of one context on every path in use. */
 void shmemi_transport_fence_ctx(shmem_ctx_t ctx);
 void shmemi_transport_quiet_ctx(shmem_ctx_t ctx);
+/* fence costs nothing: every path in use places a PE's puts and AMOs to
+ * one peer in issue order (on tcp;ofi_rxm fence is a quiet). */
+int shmemi_transport_fence_free(void);
 /* A context is being destroyed, its operations complete: whatever a
  * path keeps for it may serve the next context. */
 void shmemi_transport_ctx_retired(shmem_ctx_t ctx);
