@@ -30,6 +30,7 @@ void shmemi_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
     const char *routine = "shmem_sync";
     ACTIVE(g, set, SHMEM_BARRIER_SYNC_SIZE);
     shmemi_grp_barrier(&g);
+    shmemi_grp_end(&g);
 }
 
 void shmemi_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
@@ -38,6 +39,7 @@ void shmemi_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     ACTIVE(g, set, SHMEM_BARRIER_SYNC_SIZE);
     shmemi_quiet(SHMEM_CTX_DEFAULT);
     shmemi_grp_barrier(&g);
+    shmemi_grp_end(&g);
 }
 
 void shmemi_broadcast_as(void *dest, const void *src, size_t nbytes, int root, int PE_start, int logPE_stride,
@@ -51,6 +53,7 @@ void shmemi_broadcast_as(void *dest, const void *src, size_t nbytes, int root, i
     if (!shmemi_coll_broadcast(&g, shmemi_buf_sym(routine, "dest", dest, nbytes),
                                shmemi_buf_sym(routine, "source", src, nbytes), nbytes, root, 0))
         shmemi_grp_barrier(&g);
+    shmemi_grp_end(&g);
 }
 
 void shmemi_collect_as(void *dest, const void *src, size_t nbytes, int PE_start, int logPE_stride, int PE_size,
@@ -59,6 +62,7 @@ void shmemi_collect_as(void *dest, const void *src, size_t nbytes, int PE_start,
     ACTIVE(g, set, SHMEM_COLLECT_SYNC_SIZE);
     struct shmemi_buf d = shmemi_buf_start(routine, "dest", dest, nbytes);
     shmemi_coll_collect(&g, d, shmemi_buf_sym(routine, "source", src, nbytes), nbytes, 0);
+    shmemi_grp_end(&g);
 }
 
 void shmemi_fcollect_as(void *dest, const void *src, size_t nbytes, int PE_start, int logPE_stride, int PE_size,
@@ -67,6 +71,7 @@ void shmemi_fcollect_as(void *dest, const void *src, size_t nbytes, int PE_start
     ACTIVE(g, set, SHMEM_COLLECT_SYNC_SIZE);
     shmemi_coll_collect(&g, shmemi_buf_sym(routine, "dest", dest, nbytes * (size_t)PE_size),
                         shmemi_buf_sym(routine, "source", src, nbytes), nbytes, 1);
+    shmemi_grp_end(&g);
 }
 
 void shmemi_alltoall_as(void *dest, const void *src, size_t nbytes, int PE_start, int logPE_stride, int PE_size,
@@ -76,6 +81,7 @@ void shmemi_alltoall_as(void *dest, const void *src, size_t nbytes, int PE_start
     ACTIVE(g, set, SHMEM_ALLTOALL_SYNC_SIZE);
     shmemi_coll_alltoalls(&g, shmemi_buf_sym(routine, "dest", dest, total),
                           shmemi_buf_sym(routine, "source", src, total), 1, 1, nbytes ? nbytes : 1, nbytes ? 1 : 0);
+    shmemi_grp_end(&g);
 }
 
 void shmemi_alltoalls_as(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems,
@@ -88,6 +94,7 @@ void shmemi_alltoalls_as(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t s
     shmemi_coll_alltoalls(&g, shmemi_buf_sym(routine, "dest", dest, shmemi_strided_extent(total, dst, elem)),
                           shmemi_buf_sym(routine, "source", src, shmemi_strided_extent(total, sst, elem)), dst, sst,
                           elem, nelems);
+    shmemi_grp_end(&g);
 }
 
 void shmemi_reduce_as(enum shmemi_reduce_op op, int dtype, void *dest, const void *src, size_t count, int PE_start,
@@ -99,4 +106,5 @@ void shmemi_reduce_as(enum shmemi_reduce_op op, int dtype, void *dest, const voi
     shmemi_coll_reduce(&g, op, dtype, shmemi_buf_sym(routine, "dest", dest, bytes),
                        shmemi_buf_sym(routine, "source", src, bytes), count,
                        shmemi_buf_sym(routine, "pWrk", pWrk, wrk_bytes), wrk_bytes);
+    shmemi_grp_end(&g);
 }

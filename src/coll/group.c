@@ -182,15 +182,21 @@ static uint64_t stamp(const struct shmemi_group *g, unsigned step)
     return g->epoch << 32 | (uint64_t)(g->phase & 0xfff) << 20 | (step & 0xfffff);
 }
 
-/* A consumption (on this PE) is a fetching AMO, complete on return, so a
- * consumed count is gone before the next wait looks. A signal to another
- * PE is one-way where the path lands one writer's signals to a slot in
- * order (shmemi_tp_signal: CPU atomics, or a provider that orders
- * writes), else a fetching AMO too (an injected AMO on a network path
- * could overtake the one before it). */
+/* A signal or a consumption where CPU atomics are not the job's
+ * atomicity domain goes through the transport's AMO:
+ *  - a count (pSync) adds, and adds commute: a signal to another PE is a
+ *    non-fetching AMO, whatever order the path lands them in (its reader
+ *    takes the count off: wait_count).
+ *  - a stamp (team) to another PE is one-way where the path lands one
+ *    writer's signals to a slot in order (shmemi_tp_signal: a provider
+ *    that orders writes), else a fetching AMO, complete on return (an
+ *    injected AMO could overtake the one before it and leave the older
+ *    stamp). */
 static void flag_amo(const struct shmemi_group *g, int pe, int slot, enum shmemi_amo_op op, uint64_t v)
 {
-    uint64_t old, *flag = shmemi_tp_cpu_amo_addr(pe, g->seg, shmemi_grp_slot_off(g, slot));
+    size_t off = shmemi_grp_slot_off(g, slot);
+    uint64_t old, *flag = shmemi_tp_cpu_amo_addr(pe, g->seg, off);
+    int dt = SHMEMI_DT(SHMEMI_DT_UINT, 8);
 
     /* Where CPU atomics are the job's atomicity domain: one locked
      * instruction, no dispatch. */
@@ -202,11 +208,10 @@ static void flag_amo(const struct shmemi_group *g, int pe, int slot, enum shmemi
         return;
     }
     if (pe != shmemi_world.my_pe &&
-        shmemi_tp_signal(pe, g->seg, shmemi_grp_slot_off(g, slot), op == SHMEMI_AMO_SWAP ? SHMEMI_AMO_SET : op, v,
-                         g->routine))
+        shmemi_tp_signal(pe, g->seg, off, op == SHMEMI_AMO_SWAP ? SHMEMI_AMO_SET : op, v, g->routine))
         return;
-    shmemi_tp_amo(SHMEM_CTX_DEFAULT, pe, g->seg, shmemi_grp_slot_off(g, slot), op, SHMEMI_DT(SHMEMI_DT_UINT, 8), &v,
-                  NULL, &old, 0, g->routine);
+    shmemi_tp_amo(SHMEM_CTX_DEFAULT, pe, g->seg, off, op, dt, &v, NULL,
+                  op == SHMEMI_AMO_ADD && pe != shmemi_world.my_pe ? NULL : &old, 0, g->routine);
 }
 
 void shmemi_grp_signal(struct shmemi_group *g, int slot, int rank, unsigned step)
@@ -309,9 +314,10 @@ static void describe_group_wait(const struct shmemi_waiting *rec, char *buf, siz
     free(state);
 }
 
-/* A flag not yet there: wait, with a record the hang report can read. */
+/* A flag not yet there: wait until flag + bias reaches want (unsigned),
+ * with a record the hang report can read. */
 static __attribute__((noinline)) void wait_blocked(const struct shmemi_group *g, const uint64_t *flag, int slot,
-                                                   uint64_t want)
+                                                   uint64_t want, uint64_t bias)
 {
     struct group_wait w = {g, slot};
     struct shmemi_waiting rec = {.routine = g->routine, .describe = describe_group_wait, .what = &w};
@@ -319,23 +325,79 @@ static __attribute__((noinline)) void wait_blocked(const struct shmemi_group *g,
 
     do
         shmemi_backoff(&rec, &spins);
-    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want);
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) + bias < want);
     shmemi_wait_leave(&rec);
 }
 
-static void wait_at_least(const struct shmemi_group *g, int slot, uint64_t want)
+/* A slot's bit in shmemi_group.consumed (slots 64 apart share one: a
+ * false match only completes early). */
+static uint64_t consumed_bit(int slot)
+{
+    return (uint64_t)1 << (slot & 63);
+}
+
+/* Complete the call's posted consumptions (wait_count): they are the
+ * default context's non-fetching AMOs. */
+static void consumed_complete(struct shmemi_group *g)
+{
+    shmemi_quiet(SHMEM_CTX_DEFAULT);
+    g->consumed = 0;
+}
+
+static void wait_at_least(struct shmemi_group *g, int slot, uint64_t want)
 {
     const uint64_t *flag = shmemi_grp_local(g, slot);
 
+    if (g->consumed & consumed_bit(slot))
+        consumed_complete(g);
+
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want)
-        wait_blocked(g, flag, slot, want);
+        wait_blocked(g, flag, slot, want, 0);
 }
 
-/* Counting flags only: wait until own `slot` holds k, and take k off. */
+/* Counting flags only: wait until own `slot` holds k, and take k off,
+ * with the transport's AMO where CPU atomics are not the atomicity
+ * domain. Two ways, for the two ways a path completes a non-fetching AMO:
+ *  - by its acknowledgement (tcp; shmemi_transport_amo_acked): there a
+ *    fetching AMO would first wait for this PE's signals in flight (a PE
+ *    reads back what it wrote), so the count comes off by a non-fetching
+ *    AMO, after the wait; one quiet completes the call's signals and
+ *    consumptions together, before the slot is looked at again and
+ *    before the call returns (shmemi_grp_end), so pSync is 0 on return.
+ *  - by a read (shm, where reads follow writes): k comes off first, by a
+ *    fetching AMO whose round trip overlaps the wait for the signals
+ *    instead of following it; the count, k below its signals, is then
+ *    awaited back at 0 or above (as signed: the same condition as
+ *    holding k before). A fast member's signal for the next call leaves
+ *    it above 0, as before. */
 static void wait_count(struct shmemi_group *g, int slot, uint64_t k)
 {
-    wait_at_least(g, slot, k);
-    flag_amo(g, shmemi_world.my_pe, slot, SHMEMI_AMO_ADD, (uint64_t)0 - k); /* take k off */
+    const int me = shmemi_world.my_pe;
+    const uint64_t sign = (uint64_t)1 << 63;
+    size_t off = shmemi_grp_slot_off(g, slot);
+    uint64_t old, minus_k = (uint64_t)0 - k, *flag = shmemi_tp_cpu_amo_addr(me, g->seg, off);
+    int dt = SHMEMI_DT(SHMEMI_DT_UINT, 8);
+
+    if (flag) {
+        wait_at_least(g, slot, k);
+        __atomic_fetch_add(flag, minus_k, __ATOMIC_SEQ_CST);
+        return;
+    }
+    if (shmemi_transport_amo_acked()) {
+        wait_at_least(g, slot, k);
+        g->consumed |= consumed_bit(slot);
+        shmemi_tp_amo(SHMEM_CTX_DEFAULT, me, g->seg, off, SHMEMI_AMO_ADD, dt, &minus_k, NULL, NULL, 0, g->routine);
+        return;
+    }
+    shmemi_tp_amo(SHMEM_CTX_DEFAULT, me, g->seg, off, SHMEMI_AMO_ADD, dt, &minus_k, NULL, &old, 0, g->routine);
+    if (old + minus_k + sign < sign)
+        wait_blocked(g, shmemi_grp_local(g, slot), slot, sign, sign);
+}
+
+void shmemi_grp_end(struct shmemi_group *g)
+{
+    if (g->consumed)
+        consumed_complete(g);
 }
 
 void shmemi_grp_wait(struct shmemi_group *g, int slot, unsigned step)

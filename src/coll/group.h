@@ -19,7 +19,8 @@
  *  - counting (pSync): a signal adds 1; the reader waits for a nonzero
  *    count and takes 1 off (with the transport's AMO, the job's single
  *    atomicity domain). Every count is consumed by its reader before that
- *    reader returns, so pSync is back to SHMEM_SYNC_VALUE (0) on return.
+ *    reader returns (shmemi_grp_end completes the consumptions), so
+ *    pSync is back to SHMEM_SYNC_VALUE (0) on return.
  *
  * Data. Algorithms pull: a member reads peers' symmetric buffers (a
  * memcpy through the direct mapping when the peer is mapped here, the
@@ -51,6 +52,7 @@ struct shmemi_group {
     int radix, kdigits; /* tree radix K, ceil(log_K n) */
     int nslots;
     int all_mapped;   /* every member's memory is mapped here */
+    uint64_t consumed; /* counting: slots whose consumption may be in flight (group.c) */
 };
 
 /* Slot families. */
@@ -97,6 +99,9 @@ static inline void shmemi_grp_phase(struct shmemi_group *g)
 {
     g->phase++;
 }
+
+/* End of a call on an active set: its consumptions complete. */
+void shmemi_grp_end(struct shmemi_group *g);
 
 /* Signal member `rank` in `slot` with step `step` (>= 1) of this phase. */
 void shmemi_grp_signal(struct shmemi_group *g, int slot, int rank, unsigned step);

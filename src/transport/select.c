@@ -240,6 +240,11 @@ int shmemi_transport_fence_free(void)
     return !ofi_open || shmemi_ofi.ordered_writes;
 }
 
+int shmemi_transport_amo_acked(void)
+{
+    return !ofi_open || !shmemi_ofi.posted;
+}
+
 void shmemi_transport_quiet_ctx(shmem_ctx_t ctx)
 {
     for (int i = 0; i < shmemi_tp.n_in_use; i++)

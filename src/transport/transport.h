@@ -76,6 +76,10 @@ void shmemi_transport_quiet_ctx(shmem_ctx_t ctx);
 /* fence costs nothing: every path in use places a PE's puts and AMOs to
  * one peer in issue order (on tcp;ofi_rxm fence is a quiet). */
 int shmemi_transport_fence_free(void);
+/* quiet completes a non-fetching AMO by the target's acknowledgement
+ * alone (tcp), not by a read of its own (where puts and AMOs are posted
+ * and flushed: shm). */
+int shmemi_transport_amo_acked(void);
 /* A context is being destroyed, its operations complete: whatever a
  * path keeps for it may serve the next context. */
 void shmemi_transport_ctx_retired(shmem_ctx_t ctx);
