@@ -50,6 +50,7 @@ struct shmemi_ofi_posted {
     uint32_t epoch;       /* flushes so far, plus 1 */
     int any;              /* some bit may be set */
     int flushing;         /* a flush is between clearing bits and counting its reads */
+    unsigned since_serve; /* posts since this PE last served its peers (shmemi_ofi_posted_serve) */
     pthread_mutex_t lock; /* one flush at a time (not taken for a PRIVATE context) */
 };
 
@@ -179,6 +180,9 @@ struct shmemi_ofi {
     /* Posted non-fetching AMOs (ofi_posted.c) are injected: posted and an
      * inject size of 8 bytes at least. */
     int amo_posted;
+    /* Posted 8-byte puts go as atomic writes (ofi_rma.c, inject_put):
+     * posted AMOs, no transmit_complete and FI_ATOMIC_WRITE on uint64. */
+    int word_puts_atomic;
     int lock_capable;    /* 64-bit unsigned cswap/fetch/write: the software path can run */
     /* What the provider requires of the local side (or SHMEM_OFI_FORCE
      * makes us act as if it did; docs/providers.md). */
@@ -615,6 +619,27 @@ static inline void shmemi_ofi_posted_mark(struct shmemi_ofi_ep *e, int pe)
         __atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
     if (!__atomic_load_n(&e->posted.any, __ATOMIC_RELAXED))
         __atomic_store_n(&e->posted.any, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Posts on shm between two polls of this PE's own queue. */
+#define SHMEMI_OFI_SERVE_EVERY 32
+
+/* A put or AMO was posted on shm: every SHMEMI_OFI_SERVE_EVERY-th, serve
+ * what the peers queued here. With every PE posting, a queue otherwise
+ * drains only when its owner finds a peer's queue full, so each poster
+ * stalls on the other. Not with more PEs than CPUs, where it measured
+ * slower (docs/design.md, "Serving while posting"). A race between
+ * threads only moves the poll. */
+static inline void shmemi_ofi_posted_serve(struct shmemi_ofi_ep *e)
+{
+    unsigned n;
+
+    if (shmemi_world.oversubscribed)
+        return;
+    n = __atomic_load_n(&e->posted.since_serve, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(&e->posted.since_serve, n, __ATOMIC_RELAXED);
+    if (__builtin_expect(n % SHMEMI_OFI_SERVE_EVERY == 0, 0))
+        shmemi_ofi_progress();
 }
 
 /* Post this put or non-fetching AMO to pe (1), or send it tracked, as a

@@ -136,6 +136,8 @@ void shmemi_ofi_amo_query(void)
     o->amo_windowed = !o->posted && strcmp(o->info->fabric_attr->prov_name, "shm") != 0 &&
                       o->inject_size >= sizeof(uint64_t);
     o->amo_posted = o->posted && o->inject_size >= sizeof(uint64_t);
+    o->word_puts_atomic = o->amo_posted && !o->transmit_complete && !shmemi_settings.ofi_soft_amo &&
+                          valid(0, FI_UINT64, FI_ATOMIC_WRITE);
     /* Gathered only where the one lock keeps them (serialized calls) and
      * the progress thread sends what a PE that stopped calling left. */
     o->amo_batch = 1;
@@ -500,6 +502,7 @@ static inline void amo_on(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, 
     if (o->amo_posted && shmemi_ofi_post_this(e, pe)) {
         injected_op(e, pe, seg, off, op, fi_type[i], value, routine);
         shmemi_ofi_posted_mark(e, pe);
+        shmemi_ofi_posted_serve(e);
     } else if (o->posted)
         tracked(e, pe, seg, off, op, fi_type[i], value, routine);
     else

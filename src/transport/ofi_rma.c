@@ -215,9 +215,21 @@ static void inject_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t
             msg.rma_iov = pieces;
             msg.rma_iov_count = 2;
         }
-        SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_writemsg(e->ep, &msg, flags)), "fi_writemsg(FI_INJECT)",
-                        pe, routine);
+        /* An aligned word as an atomic write where posted and the PEs have
+         * a CPU each: shm's injected atomic takes no endpoint lock, and
+         * its target checks one key where the write's two pieces take two
+         * (docs/design.md, "Serving while posting"). */
+        if (o->word_puts_atomic && n == sizeof(uint64_t) && raddr % sizeof(uint64_t) == 0 &&
+            !shmemi_world.oversubscribed)
+            SHMEMI_OFI_POST(e, &e->w,
+                            fi_inject_atomic(e->ep, src, 1, shmemi_ofi_addr(pe), raddr, key, FI_UINT64, FI_ATOMIC_WRITE),
+                            "fi_inject_atomic(FI_ATOMIC_WRITE)", pe, routine);
+        else
+            SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_writemsg(e->ep, &msg, flags)),
+                            "fi_writemsg(FI_INJECT)", pe, routine);
         shmemi_ofi_posted_mark(e, pe);
+        if (o->posted)
+            shmemi_ofi_posted_serve(e);
         return;
     }
     /* fi_inject_write may count the write complete once it is buffered
