@@ -152,7 +152,9 @@ def tcp_syn_counters() -> tuple:
 
 
 def note(text: str) -> None:
-    print(f"note: {text}", flush=True)
+    """A remark about the run, on stderr: stdout carries the results and
+    the --list outputs other scripts read (.ci/run's sanitizer builds)."""
+    print(f"note: {text}", file=sys.stderr, flush=True)
 
 
 # ---- processes ------------------------------------------------------------
