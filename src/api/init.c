@@ -190,6 +190,10 @@ static void world_down(void)
     shmemi_barrier_team(&shmemi_team_world, "shmem_finalize");
     /* SHMEM_PROFILE: every PE is here, and nothing is torn down yet. */
     shmemi_prof_report();
+    if (shmemi_settings.info && shmemi_world.my_pe == 0) {
+        shmemi_copy_print_timed(stdout);
+        fflush(stdout);
+    }
     shmemi_fast_clear();
     shmemi_transport_release();
     shmemi_segments_release();

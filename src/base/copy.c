@@ -1,5 +1,7 @@
 /*
- * base/copy.c — the streaming copy, and from what size it is used (see copy.h).
+ * base/copy.c — which copy a node-local put or get of n bytes takes (see
+ * copy.h): the streaming copy and from what size, and the timed choice
+ * between memcpy and the CPU's string copy below that.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -7,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/copy.h"
+#include "base/profile.h"
 #include "base/world.h"
 
 /* Streaming stores skip the read of each destination line but send the
@@ -73,28 +76,16 @@ static void stream_sse2(char *d, const char *s, size_t lines)
             _mm_stream_si128((__m128i *)(void *)(d + k), _mm_loadu_si128((const __m128i *)(const void *)(s + k)));
 }
 
-static int have_avx2;
-
-size_t shmemi_copy_stream_min(void)
+/* The CPU's own string copy. glibc's memcpy takes it only up to a bound
+ * of its own (on AMD, the L2's size), past which Zen 5 copies 1-3 MiB
+ * about 20% faster with it; other sizes and CPUs differ, hence timing. */
+static void copy_string(void *d, const void *s, size_t n)
 {
-    static size_t min; /* 0: not computed yet; every thread computes the same */
-    size_t m = __atomic_load_n(&min, __ATOMIC_RELAXED);
-
-    if (!m) {
-        long l2, llc;
-        int pes = shmemi_world.n_local_all;
-
-        __builtin_cpu_init();
-        __atomic_store_n(&have_avx2, __builtin_cpu_supports("avx2"), __ATOMIC_RELAXED);
-        cache_sizes(&l2, &llc);
-        m = shmemi_copy_stream_min_for(l2, llc, pes);
-        /* Before the node's PEs are counted (a copy inside shmem_init), do
-         * not keep it. */
-        if (pes > 0)
-            __atomic_store_n(&min, m, __ATOMIC_RELAXED);
-    }
-    return m;
+    __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
+#define HAVE_STRING_COPY 1
+
+static int have_avx2;
 
 void shmemi_copy_stream(void *dst, const void *src, size_t n)
 {
@@ -120,25 +111,13 @@ void shmemi_copy_stream(void *dst, const void *src, size_t n)
     _mm_sfence();
 }
 
-void shmemi_copy_print(FILE *f)
-{
-    long l2, llc;
-
-    cache_sizes(&l2, &llc);
-    fprintf(f, "Node-local copies: streaming stores from %zu bytes (L2 %ld, last-level cache %ld, %d PE%s)\n",
-            shmemi_copy_stream_min(), l2, llc, shmemi_world.n_local_all, shmemi_world.n_local_all == 1 ? "" : "s");
-}
-
 #else
 
-size_t shmemi_copy_stream_min(void)
-{
-    return SIZE_MAX;
-}
+#define HAVE_STRING_COPY 0
 
-void shmemi_copy_print(FILE *f)
+static void copy_string(void *d, const void *s, size_t n)
 {
-    fprintf(f, "Node-local copies: memcpy (no streaming stores here)\n");
+    memcpy(d, s, n);
 }
 
 void shmemi_copy_stream(void *dst, const void *src, size_t n)
@@ -147,3 +126,167 @@ void shmemi_copy_stream(void *dst, const void *src, size_t n)
 }
 
 #endif
+
+/* The rule, computed once from the cache sizes and the node's PE count. */
+struct copy_rule {
+    size_t stream_min; /* from here, streaming stores (SIZE_MAX: never) */
+    size_t timed_min;  /* from here below stream_min, the timed choice */
+    int string;        /* SHOAL_COPY_STRING: -1 time it, 0 never, 1 always */
+};
+static struct copy_rule rule_kept;
+static int rule_state; /* 0: not kept; 1: being written; 2: kept */
+
+static struct copy_rule copy_rule(void)
+{
+    struct copy_rule r;
+    long l2, llc;
+    int pes = shmemi_world.n_local_all, none = 0;
+    const char *o;
+
+    if (__atomic_load_n(&rule_state, __ATOMIC_ACQUIRE) == 2)
+        return rule_kept;
+    cache_sizes(&l2, &llc);
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    __atomic_store_n(&have_avx2, __builtin_cpu_supports("avx2"), __ATOMIC_RELAXED);
+    r.stream_min = shmemi_copy_stream_min_for(l2, llc, pes);
+#else
+    r.stream_min = SIZE_MAX;
+#endif
+    r.timed_min = l2 > (long)SHMEMI_COPY_LARGE_MIN ? (size_t)l2 : SHMEMI_COPY_LARGE_MIN;
+    o = getenv("SHOAL_COPY_STRING");
+    r.string = !HAVE_STRING_COPY ? 0 : o && *o == '1' ? 1 : o && *o == '0' ? 0 : -1;
+    /* Keep it once the node's PEs are counted (not for a copy inside
+     * shmem_init); the first thread to get here writes it. */
+    if (pes > 0 && __atomic_compare_exchange_n(&rule_state, &none, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        rule_kept = r;
+        __atomic_store_n(&rule_state, 2, __ATOMIC_RELEASE);
+    }
+    return r;
+}
+
+size_t shmemi_copy_stream_min(void)
+{
+    return copy_rule().stream_min;
+}
+
+/* The timed choice. Size classes double from timed_min (the last one
+ * open-ended); in each, a PE's first copies alternate memcpy and the
+ * string copy, timed, and it keeps the one whose fastest copy was at
+ * least 5% faster per byte, memcpy on a tie. The first two are not
+ * timed (first touches of fresh pages), and the fastest is taken so a
+ * PE preempted mid-copy does not decide. */
+enum copy_method { COPY_MEMCPY, COPY_STRING };
+#define TIMED_CLASSES 8
+#define TIMED_UNTIMED 2
+#define TIMED_COPIES 14
+
+static struct timed_class {
+    unsigned copies;   /* copies begun while undecided */
+    uint64_t best[2];  /* fastest copy by each method, ns a MiB; 0: none */
+    int kept;          /* 0: undecided; else 1 + the method kept */
+} timed[TIMED_CLASSES];
+
+static void copy_by(enum copy_method m, void *dst, const void *src, size_t n)
+{
+    if (m == COPY_STRING)
+        copy_string(dst, src, n);
+    else
+        memcpy(dst, src, n);
+}
+
+static void copy_timed(struct timed_class *c, void *dst, const void *src, size_t n)
+{
+    int kept = __atomic_load_n(&c->kept, __ATOMIC_RELAXED);
+    unsigned i;
+    enum copy_method m;
+    uint64_t t0, cost, best;
+
+    if (kept) {
+        copy_by((enum copy_method)(kept - 1), dst, src, n);
+        return;
+    }
+    i = __atomic_fetch_add(&c->copies, 1, __ATOMIC_RELAXED);
+    m = (i & 1) ? COPY_STRING : COPY_MEMCPY;
+    t0 = shmemi_now_ns();
+    copy_by(m, dst, src, n);
+    cost = ((shmemi_now_ns() - t0) << 20) / n + 1;
+    if (i < TIMED_UNTIMED)
+        return;
+    best = __atomic_load_n(&c->best[m], __ATOMIC_RELAXED);
+    while ((!best || cost < best) &&
+           !__atomic_compare_exchange_n(&c->best[m], &best, cost, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+    if (i + 1 == TIMED_COPIES) {
+        uint64_t b_mem = __atomic_load_n(&c->best[COPY_MEMCPY], __ATOMIC_RELAXED);
+        uint64_t b_str = __atomic_load_n(&c->best[COPY_STRING], __ATOMIC_RELAXED);
+
+        m = b_mem && b_str && b_str * 100 < b_mem * 95 ? COPY_STRING : COPY_MEMCPY;
+        __atomic_store_n(&c->kept, 1 + (int)m, __ATOMIC_RELAXED);
+    }
+}
+
+void shmemi_copy_large(void *dst, const void *src, size_t n)
+{
+    const struct copy_rule rule = copy_rule(), *r = &rule;
+    size_t k = 0;
+
+    if (n >= r->stream_min) {
+        shmemi_copy_stream(dst, src, n);
+        return;
+    }
+    if (n < r->timed_min || r->string == 0) {
+        memcpy(dst, src, n);
+        return;
+    }
+    if (r->string == 1) {
+        copy_string(dst, src, n);
+        return;
+    }
+    while (k + 1 < TIMED_CLASSES && n >> (k + 1) >= r->timed_min)
+        k++;
+    copy_timed(&timed[k], dst, src, n);
+}
+
+void shmemi_copy_print(FILE *f)
+{
+    const struct copy_rule rule = copy_rule(), *r = &rule;
+    long l2, llc;
+
+    cache_sizes(&l2, &llc);
+    if (r->stream_min == SIZE_MAX)
+        fprintf(f, "Node-local copies: memcpy (no streaming stores here)\n");
+    else
+        fprintf(f, "Node-local copies: streaming stores from %zu bytes (L2 %ld, last-level cache %ld, %d PE%s)\n",
+                r->stream_min, l2, llc, shmemi_world.n_local_all, shmemi_world.n_local_all == 1 ? "" : "s");
+    if (r->timed_min >= r->stream_min || !HAVE_STRING_COPY)
+        return;
+    if (r->string < 0)
+        fprintf(f, "Node-local copies from %zu bytes below that: memcpy or rep movsb, timed on each PE's first copies "
+                   "of each size (SHOAL_COPY_STRING=0 or 1 sets one)\n", r->timed_min);
+    else
+        fprintf(f, "Node-local copies from %zu bytes below that: %s (SHOAL_COPY_STRING=%d)\n", r->timed_min,
+                r->string ? "rep movsb" : "memcpy", r->string);
+}
+
+void shmemi_copy_print_timed(FILE *f)
+{
+    const struct copy_rule rule = copy_rule(), *r = &rule;
+
+    for (int k = 0; k < TIMED_CLASSES; k++) {
+        const struct timed_class *c = &timed[k];
+        int kept = __atomic_load_n(&c->kept, __ATOMIC_RELAXED);
+
+        if (!kept)
+            continue;
+        size_t lo = r->timed_min << k, hi = (r->timed_min << (k + 1)) - 1;
+
+        if (k + 1 < TIMED_CLASSES)
+            fprintf(f, "Node-local copies of %zu to %zu bytes: ", lo, hi < r->stream_min ? hi : r->stream_min - 1);
+        else
+            fprintf(f, "Node-local copies of %zu bytes and up: ", lo);
+        fprintf(f, "%s kept (fastest %.1f us a MiB, %s %.1f)\n", kept - 1 == COPY_STRING ? "rep movsb" : "memcpy",
+                (double)c->best[kept - 1] / 1000, kept - 1 == COPY_STRING ? "memcpy" : "rep movsb",
+                (double)c->best[2 - kept] / 1000);
+    }
+}

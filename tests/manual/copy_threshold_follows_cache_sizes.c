@@ -4,7 +4,10 @@
  * gives cache geometries (SHOAL_CACHE_SIZES) and the exact threshold that
  * SHMEM_INFO must print for each. Here, puts and gets to the next PE of
  * sizes on both sides of those thresholds, at an odd offset, must land
- * exactly.
+ * exactly. With the argument "timed" each size is put and got 8 times,
+ * so every size class between the L2 and the streaming threshold has had
+ * the copies it times (memcpy and rep movsb alternately) and keeps one:
+ * both copies, and the kept one, land exactly too.
  */
 #include "check.h"
 
@@ -19,8 +22,10 @@ static unsigned char value(int pe, size_t size, size_t i)
     return (unsigned char)((size_t)pe * 131u + size * 7u + i * 13u + (i >> 9));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int rounds = argc > 1 && strcmp(argv[1], "timed") == 0 ? 8 : 1;
+
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes(), next = (me + 1) % n, prev = (me + n - 1) % n;
     unsigned char *sym = shmem_malloc(MAX_SIZE);
@@ -29,8 +34,8 @@ int main(void)
     CHECK(sym && loc, "allocation failed");
     if (!sym || !loc)
         shmem_global_exit(1);
-    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
-        size_t s = sizes[k], off = 3 + k;
+    for (size_t r = 0; r < (size_t)rounds * (sizeof sizes / sizeof *sizes); r++) {
+        size_t k = r % (sizeof sizes / sizeof *sizes), s = sizes[k], off = 3 + k;
 
         /* put: each PE writes its pattern into the next PE's buffer */
         for (size_t i = 0; i < s; i++)
