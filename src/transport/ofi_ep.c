@@ -3,9 +3,16 @@
  * and its two completion counters, and the /dev/shm names of libfabric's
  * shm provider: chosen by us, and removed behind a PE that dies.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +26,10 @@
  * a signal never gets there: the cleanup registry unlinks them then. */
 #define SHM_NAMES_MAX 72
 static char shm_names[SHM_NAMES_MAX][64];
+/* Each name's file, held open with a shared lock while the endpoint
+ * lives: the lock, which ends with the process however it ends, is what
+ * tells a later PE that the file is still someone's. */
+static int shm_locks[SHM_NAMES_MAX]; /* the descriptor + 1; 0: none */
 
 static void remember_shm_name(struct fid_ep *ep)
 {
@@ -35,8 +46,48 @@ static void remember_shm_name(struct fid_ep *ep)
         if (!shm_names[i][0]) {
             snprintf(shm_names[i], sizeof shm_names[i], "/%.60s", addr + sizeof prefix - 1);
             shmemi_cleanup_add(shm_names[i]);
+            shm_locks[i] = shm_open(shm_names[i], O_RDONLY, 0) + 1;
+            if (shm_locks[i] > 0)
+                (void)flock(shm_locks[i] - 1, LOCK_SH | LOCK_NB);
             return;
         }
+}
+
+/* A PE killed by SIGKILL runs no cleanup, and outside oshrun (a
+ * singleton, srun, mpirun) nothing removes its files for it: the next PE
+ * of this user on the node to name a shm endpoint does. One of our files
+ * is stale when its process is gone, it is older than a start-up takes to
+ * lock it, and no process holds its lock (an owner alive in another pid
+ * namespace that shares this /dev/shm does). */
+#define STALE_AFTER_S 2
+
+static void sweep_stale_shm_names(void)
+{
+    DIR *d = opendir("/dev/shm");
+    struct dirent *de;
+
+    if (!d)
+        return;
+    while ((de = readdir(d))) {
+        long pid;
+        unsigned long long nonce;
+        int idx, end = 0, fd;
+        struct stat st, again;
+
+        if (sscanf(de->d_name, "shoal-%ld-%16llx-%d%n", &pid, &nonce, &idx, &end) != 3 || de->d_name[end] ||
+            pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+            continue;
+        if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && S_ISREG(st.st_mode) &&
+            time(NULL) - (st.st_ctime > st.st_mtime ? st.st_ctime : st.st_mtime) >= STALE_AFTER_S &&
+            flock(fd, LOCK_EX | LOCK_NB) == 0 && fstatat(dirfd(d), de->d_name, &again, AT_SYMLINK_NOFOLLOW) == 0 &&
+            again.st_ino == st.st_ino)
+            unlinkat(dirfd(d), de->d_name, 0);
+        close(fd);
+    }
+    closedir(d);
 }
 
 /* libfabric's shm names an endpoint's file <pid>:<uid>:<index>, and
@@ -62,7 +113,8 @@ static void name_shm_endpoint(struct fid_ep *ep)
         if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
             r = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull;
         r |= 1;
-        __atomic_compare_exchange_n(&nonce, &(uint64_t){0}, r, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        if (__atomic_compare_exchange_n(&nonce, &(uint64_t){0}, r, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            sweep_stale_shm_names(); /* once, before this process's first file */
     }
     idx = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
     snprintf(name, sizeof name, "%sshoal-%ld-%016llx-%d", prefix, (long)getpid(),
@@ -73,9 +125,13 @@ static void name_shm_endpoint(struct fid_ep *ep)
 /* The endpoints are closed: fi_close unlinked their names. */
 void shmemi_ofi_forget_shm_names(void)
 {
-    for (int i = 0; i < SHM_NAMES_MAX; i++)
+    for (int i = 0; i < SHM_NAMES_MAX; i++) {
         if (shm_names[i][0])
             shmemi_cleanup_remove(shm_names[i]);
+        if (shm_locks[i] > 0)
+            close(shm_locks[i] - 1);
+        shm_locks[i] = 0;
+    }
     memset(shm_names, 0, sizeof shm_names);
 }
 

@@ -27,7 +27,11 @@ the job runs (found by the program's path, so a PE reparented to init
 counts, and by a tag in the environment, for oshrun and the launcher) and
 nothing of it is left in /dev/shm. Then, for a singleton (the program
 started alone, one PE) killed by SIGTERM, SIGINT and SIGHUP: it dies of that
-signal after its cleanup, and prints nothing.
+signal after its cleanup, and prints nothing. Last, a singleton on
+libfabric's shm killed by SIGKILL, which nothing can clean up after: its
+endpoint files stay, and the next PE to start on shm removes them, but not
+a file of a dead pid that a process still holds locked (its owner alive in
+another pid namespace).
 
 The last line is "N passed, M failed"; the exit status is 1 if any failed.
 """
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import fcntl
 import itertools
 import os
 import re
@@ -294,6 +299,105 @@ def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]
         shutil.rmtree(case_dir, ignore_errors=True)
 
 
+SWEEP_ENV = {"SHMEM_TRANSPORT": "ofi", "FI_PROVIDER": "shm", "SHMEM_OFI_PROVIDER": "shm"}
+STALE_AFTER_S = 2   # src/transport/ofi_ep.c: younger files are never swept
+
+
+def start_singleton(exe: Path, case_dir: Path, name: str, tag: str, scale: float) -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ, **SWEEP_ENV, KILL_TEST_TAG=tag)
+    out = case_dir / f"{name}.out"
+    with open(out, "wb") as o:
+        proc = subprocess.Popen(["env", "--default-signal=" + ",".join(SIGNALS), str(exe)], stdin=subprocess.DEVNULL,
+                                stdout=o, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    if not wait_lines(out, "waiting", 1, proc, 60 * scale):
+        return proc, f"{name} did not start: {out.read_text(errors='replace')[-500:]}"
+    return proc, ""
+
+
+def run_sweep_case(build: Path, work: Path, scale: float) -> tuple[bool, str]:
+    """A singleton on shm SIGKILLed leaves its endpoint files; the next start sweeps them."""
+    tag = f"{os.getpid()}-{next(_tags)}"
+    case_dir = Path(tempfile.mkdtemp(prefix="case-", dir=work))
+    exe = case_dir / "hang"
+    shutil.copy2(work / "hang", exe)
+    procs: list[subprocess.Popen] = []
+    held_fd = -1
+    held = loose = None
+    try:
+        first, problem = start_singleton(exe, case_dir, "first", tag, scale)
+        procs.append(first)
+        if problem:
+            return False, problem
+        mine = re.compile(rf"shoal-{first.pid}-[0-9a-f]{{16}}-\d+")
+        files = {n for n in os.listdir(SHM) if mine.fullmatch(n)}
+        if not files:
+            return False, f"the first PE (pid {first.pid}) has no endpoint file in /dev/shm: nothing to sweep"
+        # Two files named for a process that is gone: one still locked, as
+        # its owner in another pid namespace would hold it, one not.
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        held, loose = (SHM / f"shoal-{gone.pid}-{k:016x}-0" for k in (0xfeed, 0xbeef))
+        loose.write_bytes(b"x")
+        held_fd = os.open(held, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(held_fd, fcntl.LOCK_SH)
+        first.kill()
+        first.wait()
+        left = {n for n in os.listdir(SHM) if mine.fullmatch(n)}
+        if left != files:
+            return False, f"after SIGKILL {sorted(left)} of {sorted(files)} are still there: nothing to sweep"
+        time.sleep(STALE_AFTER_S + 0.5)
+        second, problem = start_singleton(exe, case_dir, "second", tag, scale)
+        procs.append(second)
+        if problem:
+            return False, problem
+        stale = files & set(os.listdir(SHM))
+        held_kept, loose_kept = held.exists(), loose.exists()
+        os.close(held_fd)
+        held_fd = -1
+        theirs = {n for n in os.listdir(SHM) if re.fullmatch(rf"shoal-{second.pid}-[0-9a-f]{{16}}-\d+", n)}
+        second.terminate()
+        second.wait(timeout=10 * scale)
+        problems = []
+        if stale:
+            problems.append("the next start left the killed PE's files: " + " ".join(sorted(stale)))
+        if not theirs:
+            problems.append("the second PE had no endpoint file of its own")
+        if not held_kept:
+            problems.append(f"the next start removed {held.name}, which a live process held locked")
+        if loose_kept:
+            problems.append(f"the next start left {loose.name} (a dead pid's, unlocked)")
+        if second.returncode != -signal.SIGTERM:
+            problems.append(f"the second PE's status {second.returncode}, expected {-signal.SIGTERM}")
+        mine2 = {n for n in os.listdir(SHM) if re.fullmatch(rf"shoal-{second.pid}-[0-9a-f]{{16}}-\d+", n)}
+        if mine2:
+            problems.append("the second PE, ended by SIGTERM, left " + " ".join(sorted(mine2)))
+        for name in stale | mine2:
+            try:
+                (SHM / name).unlink()
+            except OSError:
+                pass
+        return not problems, "; ".join(problems) or \
+            f"{len(files)} file(s) of the SIGKILLed PE removed by the next one to start"
+    finally:
+        for pid in processes(exe, tag):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for p in procs:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            p.wait()
+        if held_fd >= 0:
+            os.close(held_fd)
+        for f in (held, loose):
+            if f is not None:
+                f.unlink(missing_ok=True)
+        shutil.rmtree(case_dir, ignore_errors=True)
+
+
 def build_programs(build: Path, work: Path) -> str | None:
     cc = os.environ.get("CC", "cc")
     for prog in ("hang", "compute"):
@@ -345,6 +449,12 @@ def main() -> int:
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
             list(pool.map(one, cases))
+        label = "kill/hang singleton KILL, the next start sweeps [ofi-shm]"
+        if re.search(a.filter, label):
+            t0 = time.monotonic()
+            ok, why = run_sweep_case(build, work, a.timeout_scale)
+            print(f"{'PASS' if ok else 'FAIL'} {label} ({time.monotonic() - t0:.1f} s): {why}", flush=True)
+            passed, failed = passed + ok, failed + (not ok)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
