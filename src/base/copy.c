@@ -286,7 +286,8 @@ void shmemi_copy_print_timed(FILE *f)
         else
             fprintf(f, "Node-local copies of %zu bytes and up: ", lo);
         fprintf(f, "%s kept (fastest %.1f us a MiB, %s %.1f)\n", kept - 1 == COPY_STRING ? "rep movsb" : "memcpy",
-                (double)c->best[kept - 1] / 1000, kept - 1 == COPY_STRING ? "memcpy" : "rep movsb",
-                (double)c->best[2 - kept] / 1000);
+                (double)__atomic_load_n(&c->best[kept - 1], __ATOMIC_RELAXED) / 1000,
+                kept - 1 == COPY_STRING ? "memcpy" : "rep movsb",
+                (double)__atomic_load_n(&c->best[2 - kept], __ATOMIC_RELAXED) / 1000);
     }
 }
