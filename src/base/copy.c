@@ -171,15 +171,18 @@ size_t shmemi_copy_stream_min(void)
 }
 
 /* The timed choice. Size classes double from timed_min (the last one
- * open-ended); in each, a PE's first copies alternate memcpy and the
- * string copy, timed, and it keeps the one whose fastest copy was at
- * least 5% faster per byte, memcpy on a tie. The first two are not
- * timed (first touches of fresh pages), and the fastest is taken so a
- * PE preempted mid-copy does not decide. */
+ * open-ended); in each, a PE's first copies run in blocks, memcpy,
+ * string copy, memcpy, string copy, each block's first copy untimed, and
+ * it keeps the string copy only if its fastest copy was at least 10%
+ * faster per byte than memcpy's. Blocks, not alternate copies: a string
+ * copy of a few MiB leaves the cache in a state the next memcpy pays for
+ * (at 4 MiB, alternate copies timed memcpy 15-30% slower than it runs on
+ * its own, and so picked the slower copy). The fastest is taken, so a PE
+ * preempted mid-copy does not decide. */
 enum copy_method { COPY_MEMCPY, COPY_STRING };
 #define TIMED_CLASSES 8
-#define TIMED_UNTIMED 2
-#define TIMED_COPIES 14
+#define TIMED_BLOCK 4
+#define TIMED_COPIES (4 * TIMED_BLOCK)
 
 static struct timed_class {
     unsigned copies;   /* copies begun while undecided */
@@ -207,11 +210,11 @@ static void copy_timed(struct timed_class *c, void *dst, const void *src, size_t
         return;
     }
     i = __atomic_fetch_add(&c->copies, 1, __ATOMIC_RELAXED);
-    m = (i & 1) ? COPY_STRING : COPY_MEMCPY;
+    m = (i / TIMED_BLOCK) & 1 ? COPY_STRING : COPY_MEMCPY;
     t0 = shmemi_now_ns();
     copy_by(m, dst, src, n);
     cost = ((shmemi_now_ns() - t0) << 20) / n + 1;
-    if (i < TIMED_UNTIMED)
+    if (i % TIMED_BLOCK == 0 || i >= TIMED_COPIES)
         return;
     best = __atomic_load_n(&c->best[m], __ATOMIC_RELAXED);
     while ((!best || cost < best) &&
@@ -221,7 +224,7 @@ static void copy_timed(struct timed_class *c, void *dst, const void *src, size_t
         uint64_t b_mem = __atomic_load_n(&c->best[COPY_MEMCPY], __ATOMIC_RELAXED);
         uint64_t b_str = __atomic_load_n(&c->best[COPY_STRING], __ATOMIC_RELAXED);
 
-        m = b_mem && b_str && b_str * 100 < b_mem * 95 ? COPY_STRING : COPY_MEMCPY;
+        m = b_mem && b_str && b_str * 10 < b_mem * 9 ? COPY_STRING : COPY_MEMCPY;
         __atomic_store_n(&c->kept, 1 + (int)m, __ATOMIC_RELAXED);
     }
 }
