@@ -102,6 +102,15 @@ def processes(exe: Path, tag: str) -> dict[int, str]:
     return found
 
 
+def kill_job(exe: Path, tag: str) -> None:
+    """SIGKILL whatever of the job still runs."""
+    for pid in processes(exe, tag):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def shm_in_use() -> set[str]:
     used = set()
     for entry in os.scandir("/proc"):
@@ -286,11 +295,7 @@ def run_case(c: Case, build: Path, work: Path, scale: float) -> tuple[bool, str]
             problems.append("stderr: " + stderr.strip()[-400:])
         return not problems, "; ".join(problems) or f"{'oshrun' if not singleton else 'the PE'} ended {ended_s:.1f} s, all gone {gone_s:.1f} s after the kill{note}"
     finally:
-        for pid in processes(exe, tag):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        kill_job(exe, tag)
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except OSError:
@@ -379,11 +384,7 @@ def run_sweep_case(build: Path, work: Path, scale: float) -> tuple[bool, str]:
         return not problems, "; ".join(problems) or \
             f"{len(files)} file(s) of the SIGKILLed PE removed by the next one to start"
     finally:
-        for pid in processes(exe, tag):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        kill_job(exe, tag)
         for p in procs:
             try:
                 os.killpg(p.pid, signal.SIGKILL)
