@@ -420,9 +420,10 @@ void shmemi_ofi_print_plan(FILE *out, const struct fi_info *fi, const char *inde
                 : o->flush_fence ? "fenced (FI_FENCE)"
                                  : "posted once the writes completed at transmit (no FI_ORDER_RAW, no FI_FENCE)");
     if (o->direct)
-        fprintf(out, "%sgets and puts above %zu B: direct, by cross-memory attach from this process where shm can "
-                "(the domain is opened without RMA ordering; writes still queued to the PE are completed first)\n",
-                indent, shmemi_ofi.bounce_size > shmemi_ofi.inject_size ? shmemi_ofi.bounce_size : shmemi_ofi.inject_size);
+        fprintf(out, "%sgets %s and puts above %zu B: direct, by cross-memory attach from this process where shm can "
+                "(the domain is opened without RMA ordering; writes still queued to the PE are completed first)%s\n",
+                indent, shmemi_world.oversubscribed ? "of any size" : "above the inject size", shmemi_ofi.bounce_size,
+                shmemi_world.oversubscribed || o->mr_local ? "" : "; smaller gets are atomic reads the target serves");
     if (!o->mr_local)
         fprintf(out, "%slocal buffers: unregistered (no FI_MR_LOCAL)\n", indent);
     else
