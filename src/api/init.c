@@ -55,6 +55,7 @@ static void choose_wait_policy(long cpus)
 
     node_cpus = cpus;
     w->oversubscribed = cpus > 0 && w->n_local_all > cpus;
+    w->pes_per_cpu = w->oversubscribed ? (int)((w->n_local_all + cpus - 1) / cpus) : 1;
     if (shmemi_settings.spin >= 0)
         w->spin_limit = (unsigned)shmemi_settings.spin;
     else

@@ -31,6 +31,7 @@ struct shmemi_world {
     int n_local;           /* node-local PEs, this one included */
     int n_local_all;       /* the same on the real node (SHMEM_VIRTUAL_NODES, SHMEM_TRANSPORT=ofi aside) */
     int oversubscribed;    /* more PEs on the real node than CPUs they may run on */
+    int pes_per_cpu;       /* those PEs over those CPUs, rounded up; 1 if unknown */
     unsigned spin_limit;   /* pause iterations before a wait yields */
 
     /* A network path is in use: wait loops drive its progress

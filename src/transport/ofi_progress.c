@@ -327,6 +327,10 @@ void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
 
 /* ---- progress thread ---- */
 
+/* PEs sharing a CPU beyond which the progress thread's nap while its PE
+ * polls grows no longer (progress_main). */
+#define SHMEMI_OFI_ASIDE_SHARERS_MAX 4
+
 static pthread_t progress_tid;
 static atomic_int progress_stop;
 static int progress_running;
@@ -336,10 +340,17 @@ static void *progress_main(void *arg)
     /* Short naps while the PE computes (SHMEM_PROGRESS_INTERVAL, 0.1 ms):
      * peers are served within that, and an idle thread costs its core
      * little. While the PE polls by itself, stand aside and nap 1 ms (or
-     * the interval, if longer). */
+     * the interval, if longer), and 1 ms more for each further PE sharing
+     * a CPU, up to SHMEMI_OFI_ASIDE_SHARERS_MAX: there every wake-up
+     * preempts a PE, perhaps one holding a lock its peers then spin on,
+     * while the PE, running a share of the time, takes over no sooner. */
     long serve_us = shmemi_settings.progress_interval_us, aside_us = serve_us > 1000 ? serve_us : 1000;
+    int sharers = shmemi_world.pes_per_cpu < SHMEMI_OFI_ASIDE_SHARERS_MAX ? shmemi_world.pes_per_cpu
+                                                                         : SHMEMI_OFI_ASIDE_SHARERS_MAX;
+    long polling_us = aside_us + 1000L * (sharers > 1 ? sharers - 1 : 0);
     const struct timespec serve = {serve_us / 1000000, serve_us % 1000000 * 1000},
-                          aside = {aside_us / 1000000, aside_us % 1000000 * 1000};
+                          aside = {aside_us / 1000000, aside_us % 1000000 * 1000},
+                          polling = {polling_us / 1000000, polling_us % 1000000 * 1000};
     unsigned turn = 0, looks = 0;
     int crowded = 0;
     (void)arg;
@@ -349,7 +360,7 @@ static void *progress_main(void *arg)
         if (turn++ % 8 == 0)
             crowded = shmemi_crowd_vote(&looks, shmemi_node_crowded(NULL));
         if (__atomic_exchange_n(&shmemi_ofi_polled, 0, __ATOMIC_RELAXED)) {
-            nanosleep(&aside, NULL);
+            nanosleep(&polling, NULL);
             continue;
         }
         /* Not while the PE is in libfabric under FI_THREAD_DOMAIN: it
