@@ -355,8 +355,10 @@ static void *progress_main(void *arg)
     int crowded = 0;
     (void)arg;
     while (!atomic_load_explicit(&progress_stop, memory_order_relaxed)) {
-        /* On a node crowded by others, serve as seldom as while standing
-         * aside: every wake-up takes a CPU from them (base/give_way.h). */
+        /* Where every CPU has a runnable task besides this thread (its
+         * look counts itself: more runnable tasks than CPUs), serve as
+         * seldom as while standing aside: each wake-up preempts a task,
+         * a computing PE too (docs/design.md, "Progress thread"). */
         if (turn++ % 8 == 0)
             crowded = shmemi_crowd_vote(&looks, shmemi_node_crowded(NULL));
         if (__atomic_exchange_n(&shmemi_ofi_polled, 0, __ATOMIC_RELAXED)) {
