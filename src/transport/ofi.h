@@ -642,6 +642,28 @@ static inline void shmemi_ofi_posted_serve(struct shmemi_ofi_ep *e)
         shmemi_ofi_progress();
 }
 
+/* Messages of windowed AMOs (tcp) between two polls of this PE's own
+ * endpoint. */
+#define SHMEMI_OFI_SENT_SERVE_EVERY 8
+
+/* A windowed AMO message was sent: every SHMEMI_OFI_SENT_SERVE_EVERY-th,
+ * serve the peers' messages here. A PE that only sends applies its
+ * peers' AMOs only when its window fills or it quiets, and where PEs
+ * share CPUs its peers' windows wait for it meanwhile. Only there: with
+ * a CPU each, random adds gained nothing and a stream to one PE lost 8%
+ * (docs/design.md, "Gathered non-fetching AMOs"). */
+static inline void shmemi_ofi_sent_serve(struct shmemi_ofi_ep *e)
+{
+    unsigned n;
+
+    if (!shmemi_world.oversubscribed)
+        return;
+    n = __atomic_load_n(&e->posted.since_serve, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(&e->posted.since_serve, n, __ATOMIC_RELAXED);
+    if (__builtin_expect(n % SHMEMI_OFI_SENT_SERVE_EVERY == 0, 0))
+        shmemi_ofi_poll_all(); /* inside the way in of the send */
+}
+
 /* Post this put or non-fetching AMO to pe (1), or send it tracked, as a
  * delivery-complete or fetching operation (0)? The first to a PE since
  * the last flush goes tracked, so that a lone operation + quiet costs one

@@ -267,6 +267,7 @@ static void windowed_send(struct shmemi_ofi_ep *e, const struct shmemi_ofi_amo_b
     SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_atomicmsg(e->ep, &msg, FI_INJECT | done)), "fi_atomicmsg",
                     b->pe, b->routine);
     shmemi_ofi_written(e, b->pe);
+    shmemi_ofi_sent_serve(e);
 }
 
 /* ---- Gathered non-fetching AMOs ----
@@ -276,15 +277,17 @@ static void windowed_send(struct shmemi_ofi_ep *e, const struct shmemi_ofi_amo_b
  * takes several places of one datatype and operation, each applied in
  * order (rxm takes 4). So in a run of non-fetching AMOs of one kind to
  * one PE from the default context, with nothing else between them, the
- * first leaves at once and the next ones gather and leave together. A
+ * first leaves at once (gathers too if the AMO before it did: a stream)
+ * and the next ones gather and leave together. A
  * non-fetching AMO is delivered by quiet, not on return, so what it
  * promises is unchanged: everything else that enters the transport ends
  * the run and sends what is gathered first (shmemi_ofi_enter), so quiet,
  * fence (free where writes are ordered: the next operation follows the
  * gathered ones), gets, fetching AMOs and waits find them sent, and the
  * progress thread sends them when the PE stops calling. A lone AMO (the
- * signal of a put-with-signal, a flag after a fence, one increment to
- * each PE in turn) leaves at once, as before. */
+ * signal of a put-with-signal, a flag after a fence) leaves at once; in a
+ * stream of increments to each PE in turn, each leaves when the next is
+ * called (docs/design.md, "Gathered non-fetching AMOs"). */
 
 void shmemi_ofi_batch_send(void)
 {
@@ -315,9 +318,13 @@ static void windowed(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum 
     enum fi_op fop = fi_op_of(op);
     /* Node-local peers of a mixed job are marked per AMO (mark_local_write). */
     int gather = o->amo_batch > 1 && e == &o->main && !(shmemi_tp_peer(pe)->flags & SHMEMI_PEER_LOADSTORE);
+    /* The last way in was a gathered AMO too: a stream, whose next AMO
+     * (or quiet, or the progress thread) sends this one soon. */
+    int streaming = gather && b->run;
 
     if (e != &o->main || !(gather && b->run && b->pe == pe && b->op == fop && b->dt == dt)) {
-        /* Not the next of the run: end it, and this one leaves alone. */
+        /* Not the next of the run: end it. This one starts the next run
+         * in a stream, and leaves alone otherwise. */
         if (e == &o->main)
             shmemi_ofi_batch_break();
         if (gather) {
@@ -327,12 +334,14 @@ static void windowed(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum 
             b->dt = dt;
             b->routine = routine;
         }
-        one.n = 0;
-        one.pe = pe;
-        one.op = fop;
-        one.dt = dt;
-        one.routine = routine;
-        b = &one;
+        if (!streaming) {
+            one.n = 0;
+            one.pe = pe;
+            one.op = fop;
+            one.dt = dt;
+            one.routine = routine;
+            b = &one;
+        }
     }
     b->val[b->n] = 0;
     memcpy(&b->val[b->n], value, dt_bytes(dt));

@@ -368,8 +368,9 @@ static void *progress_main(void *arg)
         /* Not while the PE is in libfabric under FI_THREAD_DOMAIN: it
          * polls by itself then. */
         if (shmemi_ofi_try_enter()) {
-            if (shmemi_ofi.batch.n) /* the PE stopped calling with AMOs gathered */
-                shmemi_ofi_batch_send();
+            /* The PE stopped calling: the AMOs it gathered leave, and its
+             * stream has ended (its next AMO leaves at once). */
+            shmemi_ofi_batch_break();
             if (shmemi_ofi.puts.n) /* or puts */
                 shmemi_ofi_puts_send();
             shmemi_ofi_poll_all();

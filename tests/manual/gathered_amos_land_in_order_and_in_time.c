@@ -10,6 +10,8 @@
  *   4. a few adds and then no library call at all: the sender sleeps,
  *      reading a local word, until the target (waiting for the total)
  *      puts it; only the progress thread can send what was gathered.
+ *   5. as 4, with int and long adds in turn: in a stream each AMO starts
+ *      a run of its own, and the last one too waits gathered.
  * Exact values on every PE. */
 #include "check.h"
 
@@ -26,6 +28,9 @@ static long long gwords[WORDS]; /* static data: incremented */
 static long long flag, last_set;
 static long tail_total;
 static volatile long long tail_seen; /* put by the target; read with plain loads */
+static long mixed_long_total;
+static int mixed_int_total;
+static volatile long long mixed_seen;
 
 static long long add_operand(int s, int k) { return (long long)(s + 1) * 1000003LL + k * 7 + (k % 3); }
 
@@ -115,6 +120,34 @@ int main(void)
             check_sleep_until(&tail_seen, 1, t0, PATIENCE_S);
         CHECK(tail_seen == 1, "PE %d's last %d adds were not applied at PE %d within %.0f s while PE %d made no "
               "library call", me, TAIL, to, PATIENCE_S, me);
+    }
+    shmem_barrier_all();
+
+    /* 5. int and long adds in turn, then out of the library, as in 4. */
+    long long_expect = 0;
+    int int_expect = 0;
+
+    for (int k = 0; k < TAIL; k++) {
+        long_expect += (long)add_operand(from, k);
+        int_expect += k + 1 + from;
+    }
+    for (int k = 0; k < TAIL; k++) {
+        shmem_long_atomic_add(&mixed_long_total, (long)add_operand(me, k), to);
+        shmem_int_atomic_add(&mixed_int_total, k + 1 + me, to);
+    }
+    {
+        double t0 = check_now();
+
+        if (me % 2 == 0)
+            check_sleep_until(&mixed_seen, 1, t0, PATIENCE_S);
+        wait_long_bounded(&mixed_long_total, SHMEM_CMP_EQ, long_expect,
+                          "the long total of the previous PE's mixed adds");
+        wait_int_bounded(&mixed_int_total, SHMEM_CMP_EQ, int_expect, "the int total of the previous PE's mixed adds");
+        shmem_longlong_p((long long *)&mixed_seen, 1, from);
+        if (me % 2 != 0)
+            check_sleep_until(&mixed_seen, 1, t0, PATIENCE_S);
+        CHECK(mixed_seen == 1, "PE %d's last %d int and long adds in turn were not applied at PE %d within %.0f s "
+              "while PE %d made no library call", me, 2 * TAIL, to, PATIENCE_S, me);
     }
     shmem_barrier_all();
 
