@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/amo_lat.c — latency of every AMO kind, PE 0 on a word of PE 1
  * (2 PEs). `long` for the standard and extended AMOs, `unsigned long` for

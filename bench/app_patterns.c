@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/app_patterns.c — the patterns graph and sorting codes make (GUPS,
  * ISx, bale's kernels): every PE issuing at once, each operation to a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Build Sandia OpenSHMEM (SOS) as a comparison peer for bench/run.py --peer-prefix.
 # Nothing of SOS is part of Shoal: this only configures and installs a checkout.
 #

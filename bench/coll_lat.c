@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/coll_lat.c — latency of collectives over all PEs:
  *   barrier_all, sync_all                      (every version)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/common.h — timing, statistics, argument parsing, pinning and output
  * shared by the benchmark programs: each program holds only what it

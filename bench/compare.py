@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """bench/compare.py — the same programs against several OpenSHMEM libraries
 or Shoal builds, in one interleaved run: before and after a change, Shoal
 against a peer, a setting on and off.

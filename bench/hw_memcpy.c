@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/hw_memcpy.c — the bandwidth bound: single-core memcpy between two
  * private, pre-touched buffers, at each size, measured the way the RMA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/hw_ofi.c — the raw libfabric bound of the network path: what any
  * libfabric-based OpenSHMEM could at best do on a given provider. Plain C

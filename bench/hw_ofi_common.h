@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/hw_ofi_common.h — what hw_ofi.c and hw_ofi_random.c (the raw
  * libfabric bounds) share: the endpoint asked for the way a SHMEM would ask,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/hw_ofi_random.c — the raw libfabric bound of app_patterns.c's
  * random rows: N processes on one provider, every one issuing at once to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/hw_rtt.c — the latency bounds: cache lines going between two
  * processes pinned to different cores (when the machine has two), through

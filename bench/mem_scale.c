@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/mem_scale.c — memory per PE as the job grows. Each PE reads
  * /proc/self/status (VmRSS, VmHWM, RssShmem, VmSize) and malloc's in-use bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/patterns.h — what app_patterns.c (OpenSHMEM) and hw_ofi_random.c
  * (raw libfabric, its bound) share: the random streams of operations, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/progress_cost.c — what a progress thread costs a PE that computes,
  * and how soon that PE serves a peer. Standard OpenSHMEM only: run it

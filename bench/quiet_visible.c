@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/quiet_visible.c — when shmem_quiet returns, is the put (or the
  * non-fetching AMO) before it visible at its target, even while the

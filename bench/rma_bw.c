@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/rma_bw.c — bandwidth and message rate, PE 0 to PE 1 (2 PEs):
  *   put_bw      blocking shmem_putmem back to back, one quiet per batch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/rma_lat.c — latency of the RMA routines, PE 0 to PE 1 (2 PEs):
  *   p         shmem_long_p + shmem_quiet (a completed 8-byte put)

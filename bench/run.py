@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """bench/run.py — build and run Shoal's benchmark suite in one command.
 
     python3 bench/run.py [BUILD_DIR] [--quick] [--reps N] [--out DIR]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/shared_node.c — how long shmem_init takes, and what the PEs then do
  * to a node they share: a program that starts, and then waits as real

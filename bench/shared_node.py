@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """bench/shared_node.py — two jobs started together on one node, against
 one started alone: how much later each finishes shmem_init (docs/performance.md,
 "Shared nodes"; issue 42's target: within 1 s).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/signal_pp.c — put-with-signal ping-pong (OpenSHMEM 1.5), 2 PEs:
  * PE 0 does shmem_putmem_signal to PE 1 and waits on its own signal word

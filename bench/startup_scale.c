@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench/startup_scale.c — start-up time and memory per PE as the job grows
  * (init, the first AMO, 20 barriers), with the memory split by kind of

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Shoal's generator: spec/*.toml + templates/*.j2 -> headers, bindings, tests, man pages.
 
     generate.py --spec DIR --templates DIR list chapters|tests|tests-cxx

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * shmemi.h — the contract between the generated bindings and the core.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Check that libshmem exports every routine the spec table declares.
 
     python3 tests/check_exports.py BUILD_DIR [--list-missing]

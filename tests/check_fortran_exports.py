@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Check that libshmem exports every name of the OpenSHMEM 1.4 Fortran binding.
 
     python3 tests/check_fortran_exports.py BUILD_DIR [--lib LIB]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The generator refuses a bad table, naming the file, the entry and the reason.
 
 Each case copies spec/ to a scratch directory, breaks one thing, runs

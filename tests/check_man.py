@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The man pages: installed, found by name, well formed, indexed.
 
     python3 tests/check_man.py BUILD_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Run Shoal's test suite against a meson build directory.
 
     python3 tests/run_tests.py BUILD_DIR [--filter REGEX] [--jobs N]
@@ -458,7 +459,8 @@ def launch_job(t: Launch, oshrun: Path, shm: ShmWatch, timeout_scale: float,
             # build in this configuration (tests/manual/meson.build).
             skip = t.exe.with_name(t.exe.name + ".skip")
             if skip.is_file():
-                return Outcome(True, skipped=skip.read_text().strip() or "not built")
+                why = [l for l in skip.read_text().splitlines() if not l.startswith("#")]
+                return Outcome(True, skipped="\n".join(why).strip() or "not built")
             return Outcome(False, f"executable not found: {t.exe}")
         # Every name, not only ours: a libfabric region left by someone
         # else's process whose PID one of our PEs now reuses is not ours.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The command line of bench/run.py: parse the options, then either
 re-render or redraw an earlier run from its results.json, or build, run
 and report a new one."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Interleaved comparisons (bench/compare.py): programs built against
 several OpenSHMEM libraries or Shoal builds and run one after the other in
 every repetition, in each path mode and environment variant asked for, so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Writing a run into the documentation: the summary page between the
 run.py markers of the report (everything else in it is hand-written and
 left alone), every table of the run into perf/tables.md beside it (a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Launching processes: every command runs in its own session under a
 timeout that ends its whole process tree, and what a finished launch left
 in /dev/shm is removed, so a crashed PE cannot fail the next launch."""

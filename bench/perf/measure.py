@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """From program output to figures: the JSON lines each program prints,
 grouped into median, min and max over repetitions, and the bound each
 row is compared with (hardware bounds node-local, raw libfabric on the

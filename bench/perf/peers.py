@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The libraries compared: Shoal (a meson build of this checkout), Open
 MPI's OSHMEM (the node-local peer) and any OpenSHMEM installed under a
 prefix (--peer-prefix, e.g. Sandia OpenSHMEM over the same libfabric):

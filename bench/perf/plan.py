@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What to run: the benchmark programs, the path modes and their
 environment, the optional routines probed for, and the sizes and PE
 counts of one repetition (full or --quick)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The PNG plots of one run (matplotlib, if installed): latency and
 bandwidth by size, AMO latency by kind, collective latency by PE count."""
 

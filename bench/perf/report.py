@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One run's report, rebuilt from its saved results (results.json) alone,
 so a run can be re-rendered without rerunning it: the text printed at the
 end of a run, the markdown of table.md (every table of the run), and the

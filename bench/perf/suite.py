@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Running the suite: build the programs for every library and the bound
 programs, find which path modes this Shoal build and libfabric offer, then
 run every repetition with Shoal and its peers interleaved (same machine

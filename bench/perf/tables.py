@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Tables of one run, as text (the terminal report) or markdown: every
 row per mode against its bound and its peer, the key rows, the bounds
 themselves, memory per PE, what quiet guarantees, and DESIGN.md §7's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Expand table entries into routines (one per exported C name) and generics."""
 from .load import TableError
 from .model import Association, CxxTemplate, Generic, GenericVariant, Param, Routine, TestUnit

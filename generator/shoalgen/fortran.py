@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Fortran binding: load spec/fortran.toml against the C model, expand it
 into one FRoutine per Fortran name, lower each into records of a C wrapper
 (what it takes and passes; templates/fortran/bindings_fortran.c.j2 writes it), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Read spec/*.toml into the model, refusing a bad table with file, entry and reason."""
 import os
 import re

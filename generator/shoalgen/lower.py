@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How each routine reaches the core, as records: which argument checks its
 parameter kinds call for, and which parameter plays which part in its kernel
 call. The C text is written by templates/binding_body.j2 (bodies) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Man pages from the table: one page per routine family (section 3), the
 tools' pages (section 1) and the overview shoal(7).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The typed model the table is parsed into. Templates walk these objects."""
 from dataclasses import dataclass, field
 from typing import Optional

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Load the table, expand it, and render the templates into build outputs."""
 import json
 import os

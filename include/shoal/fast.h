@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * shoal/fast.h — the state table that inline fast paths read, and the
  * helpers they are built from. Included by the generated shmem.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api/exit.c — shmem_global_exit: any one PE ends the whole job with
  * `status`. Under a launcher, PMIx_Abort asks it to kill every PE and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api/init.c — bringing the world up and down. Init and finalize are
  * reference counted (OpenSHMEM 1.6): only the first init builds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api/malloc.c — shmem_malloc and friends: collective over the
  * world team. Every PE makes the same allocator call, so every PE gets

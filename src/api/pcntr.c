@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api/pcntr.c — Sandia OpenSHMEM's performance counters (shmemx_pcntr_*),
  * read from the context's network endpoint (transport/ofi_ctx.c). As in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api/profile.c — SHMEM_PROFILE's report. At finalize every PE's rows
  * (one per routine it called: calls, bytes, ns inside, ns waiting; the

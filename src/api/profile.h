@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api/profile.h — SHMEM_PROFILE at init and finalize (api/profile.c); the
  * counting itself is base/profile.h's.

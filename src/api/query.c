@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api/query.c — who am I, who can I reach, and library identity.
  */

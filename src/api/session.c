@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api/session.c — 1.6 sessions and per-PE quiet.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api/team.c — team queries, splits, destruction, and team contexts.
  *

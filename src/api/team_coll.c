@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api/team_coll.c — the team collectives' entry points (1.5/1.6): check
  * the team and the buffers, then run the algorithm over the team's group.

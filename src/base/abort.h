@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/abort.h — ending the whole job (fatal errors, global_exit).
  */

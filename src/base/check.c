@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/check.c — the argument checks the bindings call that need nothing
  * but the world: a compare or two. Checks of handles and addresses live

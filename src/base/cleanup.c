@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/cleanup.c — the cleanup registry (see cleanup.h). Slots are
  * claimed and released with atomics, so a signal handler can walk them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/cleanup.h — the one list of names this process leaves outside
  * itself (libfabric shm provider regions, and our /dev/shm segments where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/copy.c — which copy a node-local put or get of n bytes takes (see
  * copy.h): the streaming copy and from what size, and the timed choice

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/copy.h — the copy behind node-local puts and gets (and the
  * collectives' copies between mapped peers). Below the L2's size, memcpy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/cpu_relax.h — one turn of a spin: tells the core this thread is
  * waiting (cheaper for its sibling, kinder to the line it polls).

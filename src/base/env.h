@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/env.h — run-time settings read from the environment. Every
  * variable lives in one table (base/env.c) that the info tool and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/error.c — the one error path: a single line
  * "shoal: PE <n>: <routine>: <message>" on stderr, then the whole job ends.

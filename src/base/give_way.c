@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/give_way.c — a yield, or a nap (why: give_way.h). Where a wait
  * gives its core away anyway, it also reads the clock, checks whether it

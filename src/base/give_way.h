@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/give_way.h — how a waiting thread gives up its core: a yield, and
  * in a long wait now and then a short sleep instead.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/launcher_watch.c — the launcher watch (see launcher_watch.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/launcher_watch.h — a PE whose launcher is gone ends by itself.
  *

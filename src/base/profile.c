@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/profile.c — SHMEM_PROFILE's counting (base/profile.h): the flag,
  * the clock, the per-thread nesting and the list of routine sites. The

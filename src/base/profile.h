@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/profile.h — SHMEM_PROFILE: every routine the program calls,
  * counted and timed by the generated bindings, and reported at finalize

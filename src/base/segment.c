@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/segment.c — create, reserve, expose and attach shared-memory
  * segments (see segment.h for the two backings and why).

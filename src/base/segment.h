@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/segment.h — this PE's shared-memory segments and how node-local
  * peers open them. Two backings, chosen once per process:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/waiting.c — the hang report: a wait that has lasted
  * SHMEM_HANG_REPORT seconds prints one line saying what it waits for,

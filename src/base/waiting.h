@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/waiting.h — what a blocking wait waits for, so that a stuck
  * program can say it: the hang report (SHMEM_HANG_REPORT, SIGUSR1) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/world.c — the state tables: the private world and the exported
  * table the inline fast paths read (filled by transport/select.c).

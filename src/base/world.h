@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * base/world.h — the job as this PE sees it (base layer): who we are,
  * how many we are, how to wait. Where segments are mapped is memory/map.h's,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bootstrap/backend.h — what bootstrap.c (the choice, and the API of
  * bootstrap.h) needs of each launcher protocol: PMIx natively (blobs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bootstrap/bootstrap.c — which launcher protocol a run uses, chosen
  * from the environment the launcher sets (nothing for the user to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bootstrap/bootstrap.h — start-up services from the launcher: who we
  * are, who shares our node, a key/value exchange, and job abort (a hook

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bootstrap/kvs_text.c — blobs as hex text split over keys (kvs_text.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bootstrap/kvs_text.h — blobs in a PMI-1/PMI-2 key/value store, whose
  * values are text of limited length: hex, split over numbered keys.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bootstrap/pmi.c — the bootstrap over a PMI-1 or PMI-2 key/value store
  * (backend.h). What those lack and PMIx gives, derived here:

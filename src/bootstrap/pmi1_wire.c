@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bootstrap/pmi1_wire.c — PMI-1 ("simple PMI", version 1.1), spoken on
  * the socket the launcher passes as PMI_FD: MPICH's Hydra (mpiexec),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bootstrap/pmi2.c — PMI-2 through the launcher's own client library,
  * libpmi2 (Slurm's, for srun --mpi=pmi2; Cray PMI's), loaded at run time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bootstrap/pmix.c — the bootstrap over PMIx (Open MPI's mpirun, PRRTE,
  * srun --mpi=pmix). Every PMIx call is checked and reported with

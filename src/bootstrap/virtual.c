@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bootstrap/virtual.c — SHMEM_VIRTUAL_NODES: make one machine look like
  * several nodes, so the mixed (shared memory + network) configuration

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/active.c — the deprecated (1.4) active-set routines: the PEs
  * PE_start + k * 2^logPE_stride, k < PE_size, synchronising through the

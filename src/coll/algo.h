@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/algo.h — names of the collective algorithms. The values index the
  * name list of base/env.c, where SHMEM_*_ALGORITHM are parsed; 0 is

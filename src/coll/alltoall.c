@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/alltoall.c — alltoall and alltoalls (the contiguous alltoall is
  * alltoalls with unit strides and elem = the block size).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/coll.h — the algorithms behind the team and active-set entry
  * points. Buffers are symmetric (segment, offset) pairs, the same on

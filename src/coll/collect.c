@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/collect.c — collect (variable blocks) and fcollect (equal blocks),
  * concatenated in rank order on every member.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/group.c — flag layout, signalling and peer access for collectives
  * (see group.h for the rules).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/group.h — what every collective algorithm runs over: the members
  * (a team, or a 1.4 active set), this PE's rank, and the members' flags.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/reduce.c — element-wise reductions with the result on every member.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/reduce_ops.c — element-wise combine functions for reductions, one
  * per (operation, type), chosen once per call. Integer sums wrap (the

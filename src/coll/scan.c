@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/scan.c — prefix sums by rank (1.6 inscan/exscan).
  *

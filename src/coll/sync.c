@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/sync.c — shmem_barrier_all and shmem_sync_all over the world team.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * coll/tree.h — k-nomial trees over group ranks, rooted anywhere. In rank
  * terms relative to the root, a node's parent clears its lowest nonzero

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * comm/amo.c — AMO kernels. The transport performs the operation in the
  * job's one atomicity domain (CPU atomics when shared memory serves every

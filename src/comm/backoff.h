@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * comm/backoff.h — how a PE waits. With more node-local PEs than cores, the
  * PE we wait for may need our core: yield at once. Otherwise spin briefly

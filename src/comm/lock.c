@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * comm/lock.c — distributed locks as a ticket lock on PE 0's copy of the
  * lock word: FIFO, so no PE starves. The word holds the next ticket in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * comm/lock.h — the one ticket lock behind shmem_set_lock & co. (C: a
  * long, 8 bytes) and SHMEM_SET_LOCK & co. (Fortran: a default INTEGER,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * comm/order.c — fence and quiet, per context: the network path keeps
  * completion state per context; shm has none (its fence is a memory

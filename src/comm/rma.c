@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * comm/rma.c — put/get kernels. The shm path completes every transfer at
  * once; the network path may leave nbi transfers in flight until the

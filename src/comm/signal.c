@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * comm/signal.c — put-with-signal and signal operations (1.5, 1.6).
  * Signal updates go through the transport's AMO, so they are atomic with

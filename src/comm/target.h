@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * comm/target.h — resolving a (ctx, pe) argument to a world PE. PE
  * numbers are relative to the context's team (OpenSHMEM 1.5 §9.4).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * comm/wait.c — wait/test over sets of symmetric variables. Peers update
  * the variables with AMOs, so each element is read with an atomic

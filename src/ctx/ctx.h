@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ctx/ctx.h — communication contexts. A context carries its team (PE
  * arguments are relative to it) and its options. On the node-local path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fortran/heap.c — SHPALLOC, SHPDEALLC and SHPCLMOVE: the symmetric heap
  * for Cray pointers. Lengths are in 32-bit words. The error codes are the

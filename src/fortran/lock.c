@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fortran/lock.c — SHMEM_SET_LOCK, SHMEM_CLEAR_LOCK, SHMEM_TEST_LOCK for
  * Fortran. The spec makes a Fortran lock a default INTEGER (4 bytes with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fortran/query.c — SHMEM_INFO_GET_VERSION and SHMEM_INFO_GET_NAME for
  * Fortran: default INTEGER results, and a name blank-padded to the length of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fortran/real16.c — SHMEM_REAL16_{MAX,MIN,SUM,PROD}_TO_ALL. REAL*16 is
  * IEEE binary128, which no C type of the table is (long double is x87

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Prints the storage sizes (bytes) of the default Fortran types, of a C
 ! pointer (a Cray pointer has that size) and of REAL*16 (0 if the compiler
 ! has no 16-byte REAL), as the generator's --fortran-sizes expects them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memory/addr.h — address translation: a local symmetric address is
  * (segment, offset); a peer's copy is its segment's mapping + offset.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memory/alloc.c — first-fit over an address-ordered list of blocks that
  * tile the heap, coalescing free neighbours on free. Simple and exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memory/alloc.h — the symmetric heap allocator. Deterministic: the same
  * sequence of calls gives the same offsets on every PE, which is what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memory/check.c — the SHMEM_DEBUG check that an argument is symmetric,
  * and the report shared with shmemi_sym_ref (memory/addr.h).

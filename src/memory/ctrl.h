@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memory/ctrl.h — the internal control region at the head of every PE's
  * heap segment: runtime-owned words that peers write. Each flag has its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memory/describe.c — a symmetric address in the program's own terms, for
  * reports (the hang report): a global by its name in the executable's

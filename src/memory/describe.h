@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memory/describe.h — a symmetric address as the program names it, for
  * reports: "never_set", "counts+8", "offset 16 of a 4096-byte heap

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memory/heap.c — the symmetric heap segment and the exchange that maps
  * every node-local peer's heap and data into this process.

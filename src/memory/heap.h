@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memory/heap.h — this PE's segments and their exposure to peers.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memory/map.h — where the symmetric segments are: this PE's own (base
  * and size per segment kind) and, per peer, where that peer's segments are

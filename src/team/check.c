@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * team/check.c — checks of context and team handles (declared in
  * shmemi.h). The context's team gives the PE range; the live list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * team/live.c — the list of user-created teams and each team's list of
  * shareable contexts, under one lock. The API (api/team.c, api/ctx.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * team/live.h — bookkeeping of user-created teams and their contexts
  * (team/live.c).

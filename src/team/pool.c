@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * team/pool.c — bitmap allocator of the team pool (see pool.h). Private
  * metadata, like the heap allocator's. Blocks are zeroed when freed, not

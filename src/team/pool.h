@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * team/pool.h — the team pool: symmetric space for teams' sync blocks
  * after the control region (SHMEMI_SEG_CTRL), managed per PE by a bitmap of 64-byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * team/team.c — the predefined teams, the default context, the team pool.
  */

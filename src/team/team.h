@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * team/team.h — teams: an ordered subset of world PEs. Team PE i is world
  * PE start + i*stride, or world_pe[i] when the set is not strided (e.g.

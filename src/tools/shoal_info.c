@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * shoal-info — what this build is and how it is configured right now:
  * version, build options, the communication paths, and every environment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi.c — bringing the libfabric path up and down, in order:
  * provider (ofi_provider.c), fabric, domain and AV, the default context's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi.h — the libfabric path, shared by the ofi*.c files only
  * (the rest of the core reaches it through transport.h). Files: ofi.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_amo.c — AMOs over libfabric.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_bounce.c — bounce buffers: a blocking put too large to
  * inject but at most SHMEM_OFI_BOUNCE_SIZE is copied into a pool owned by

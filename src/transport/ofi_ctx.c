@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_ctx.c — per-context completion tracking on the network
  * path. Every created context gets its own RDM endpoint with its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_ep.c — endpoints: an RDM endpoint with its error queue
  * and its two completion counters, and the /dev/shm names of libfabric's

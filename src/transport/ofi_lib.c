@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_lib.c — libfabric's exported functions, resolved from
  * libfabric.so.1 on first use (why: ofi_lib.h). Each is asked for at the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_lib.h — libfabric, loaded when the network path opens.
  *

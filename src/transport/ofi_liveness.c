@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_liveness.c — lost peers on the network path
  * (SHMEM_OFI_TIMEOUT, docs/design.md "Lost peers"): stalled transfers and

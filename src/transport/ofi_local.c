@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_local.c — what a provider may require of the local side
  * of an operation (docs/providers.md), and what SHMEM_OFI_FORCE makes us

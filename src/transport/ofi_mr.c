@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_mr.c — memory registration for the provider's mr_mode and
  * the exchange of addresses and keys through the bootstrap: each PE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_posted.c — puts and non-fetching AMOs that do not wait for
  * the target (docs/design.md, "Posted operations").

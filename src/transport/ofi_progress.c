@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_progress.c — progress and completion on the network path:
  * polling the endpoints' error queues (which drives a manual-progress

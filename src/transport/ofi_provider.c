@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_provider.c — which libfabric provider the network path
  * uses: what Shoal asks of one (hints), the choice (SHMEM_OFI_PROVIDER,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/ofi_rma.c — puts, gets, fence and quiet over libfabric, and
  * the ops table. Completion is counted (struct shmemi_ofi_ep):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/peer.h — what transport/ knows about each peer, private to
  * transport/ (everyone else asks through the inline functions of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/shm.c — the node-local path: peers' segments are mapped into
  * this process, so RMA is memcpy and AMOs are CPU atomics. Nothing is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * transport/transport.h — the one interface between the rest of the core
  * and the paths that move bytes. A peer is reached through the paths

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A job whose PEs compute forever without calling the library after a
  * first barrier. Each PE says "PE n computing" on stdout first, so
  * tests/kill/run.sh kills the job only once every PE is computing. */

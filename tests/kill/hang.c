@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A job whose PEs wait forever: PE 0 in shmem_long_wait_until on a flag
  * nobody sets, every other PE in shmem_barrier_all (which PE 0 never
  * reaches). Each PE says "PE n waiting" on stdout first, so tests/kill/run.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """tests/kill/run.py — a killed job leaves nothing running (issue 44).
 
     python3 tests/kill/run.py BUILD_DIR [--filter REGEX] [--jobs N]

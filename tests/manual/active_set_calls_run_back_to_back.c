@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * active_set_calls_run_back_to_back: 1.4 active-set collectives called
  * many times in a row with two alternating pSync arrays and no other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* align_accepts_any_power_of_two.c — shmem_align takes every power of two,
  * also those below sizeof(void *) that 1.4 programs pass (1, 2, 4): the
  * block is aligned at least as asked, symmetric, and usable for RMA. With

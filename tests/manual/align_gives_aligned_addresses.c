@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* align_gives_aligned_addresses.c — shmem_align aligns the address the
  * program sees, not only the block's offset in the heap: for every power of
  * two up to 1 GiB (the heap's base alignment), with the heap empty and again

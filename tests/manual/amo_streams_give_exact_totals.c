@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Long streams of non-fetching AMOs, back to back with nothing between
  * them that would wait: every PE sends every PE (itself included) STREAM
  * adds on int and long long and STREAM xors on uint64_t into the slots

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bad arguments get one line on stderr naming the routine, the argument and
  * its value, and end the job with a nonzero status; where the spec defines
  * a result instead (-1, NULL, a nonzero return and SHMEM_TEAM_INVALID),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shmem_int_put to pe == n_pes must be caught: the library prints an error
  * naming the routine and the bad pe argument on stderr and the job ends with
  * a nonzero status.  Run with and without SHMEM_DEBUG (the PE check is always

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A malformed Shoal environment variable (set by the manifest) must stop
  * shmem_init with one line naming the variable, its value and the accepted
  * forms, and a nonzero status. The argument only names the variable under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* With SHMEM_SYMMETRIC_SIZE=12XB (not a size), shmem_init must fail with a
  * message naming SHMEM_SYMMETRIC_SIZE and a nonzero status.  If shmem_init
  * returns, this program says so and exits 0, which the manifest treats as a

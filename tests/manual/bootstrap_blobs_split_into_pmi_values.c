@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The PMI-1/PMI-2 bootstrap stores blobs as hex text split over numbered
  * keys (src/bootstrap/kvs_text.c): exact texts and keys, round trips at
  * every length around a chunk boundary, and malformed or oversized

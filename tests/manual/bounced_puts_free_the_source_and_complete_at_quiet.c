@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Blocking puts of three sizes (1 KiB and 6 KiB, which the network path may
  * copy into bounce buffers, and 64 KiB, which it sends zero-copy), many more
  * of them than the bounce pool holds, each followed at once by overwriting

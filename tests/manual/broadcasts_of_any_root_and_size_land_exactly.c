@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * broadcasts_of_any_root_and_size_land_exactly: broadcasts back to back
  * with a different root and size each call, in the 1.4 active-set form

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* check.h — shared helpers for the hand-written behaviour tests.
  *
  * CHECK(cond, fmt, ...) records a failure with the PE number, source line and

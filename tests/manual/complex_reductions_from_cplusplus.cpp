@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // complex_reductions_from_cplusplus.cpp — a C++ program sees the complexf /
 // complexd routines (g++ and clang++ accept _Complex as an extension) and
 // gets exact results from them: team sum/prod reductions, scans, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every PE hammers counters on PE 0 with fetch_add, add, inc, fetch_inc and a
  * compare-swap increment loop, for int, long, long long and uint64_t.  The
  * totals must be exact and the values returned by fetch_add (the "tickets")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * contexts_created_and_destroyed_in_a_loop: creating and destroying
  * contexts round after round, three alive at once and with every option mix

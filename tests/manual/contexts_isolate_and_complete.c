@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Communication contexts: shmem_ctx_create with no option, PRIVATE,
  * SERIALIZED, NOSTORE and combinations succeeds; RMA and AMOs on a context
  * complete with shmem_ctx_quiet; shmem_ctx_fence orders a flag after data on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * copy_threshold_follows_cache_sizes.c — node-local copies switch to
  * streaming stores where the cache sizes say (base/copy.c): the manifest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The default symmetric heap (512 MiB, SHMEM_SYMMETRIC_SIZE unset) takes a
  * 400 MiB allocation: programs written for Sandia OpenSHMEM, whose default

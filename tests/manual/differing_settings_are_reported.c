@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A setting every PE must share (argv[1]: SHMEM_SYMMETRIC_SIZE or
  * SHMEM_PROFILE) is set differently on the launcher's rank 1 alone, before
  * shmem_init (PMIX_RANK, which mpirun and srun --mpi=pmix both set). The

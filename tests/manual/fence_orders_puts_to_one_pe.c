@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PE 0 writes a block of data to every other PE, orders it before a flag
  * with shmem_fence (or completes it with shmem_quiet), then writes the flag.
  * A receiver that sees the flag (shmem_wait_until) must see the whole block.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Errors and hang reports of a Fortran program name the routine as the
 ! program called it (SHMEM_INT4_WAIT_UNTIL), not the C routine its wrapper
 ! calls (shmem_int32_wait_until).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Non-fetching AMOs that a network path may gather into one message
  * (docs/design.md, "Gathered non-fetching AMOs"): each PE sends the next
  * PE streams whose consecutive AMOs name different words, in the heap and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small puts that a network path may gather into one message
  * (docs/design.md, "Gathered puts"): each PE sends the next PE streams of
  * puts of 1 to 200 bytes (some too large to gather) to places in the heap

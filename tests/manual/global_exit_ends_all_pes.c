@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PE 1 calls shmem_global_exit(7) while every other PE waits in a barrier
  * that can never complete.  The whole job must end (within the manifest
  * timeout) with exactly status 7 (PMIx_Abort hands it to the launcher).  If

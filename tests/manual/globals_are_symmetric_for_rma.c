@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Global and static variables are symmetric data objects: puts, gets, strided
  * RMA and AMOs work on them on every peer — zero-initialised (.bss), explicitly
  * initialised (.data), file-scope static and function-scope static. */

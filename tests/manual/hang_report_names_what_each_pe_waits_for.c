@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A program that hangs: PE 0 waits for a global no PE ever sets, the
  * others wait in shmem_barrier_all for PE 0. Run with SHMEM_HANG_REPORT=2,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shmem_malloc / calloc / align / realloc / free / malloc_with_hints return
  * symmetric blocks: each one is checked by RMA to and from the neighbours.
  * malloc(0) is NULL, calloc is zeroed, align honours the alignment, realloc

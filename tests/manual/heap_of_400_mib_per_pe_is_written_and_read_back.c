@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Each PE puts 400 MiB of exact values into its right neighbour's heap,
  * reads them back with gets, and checks the 400 MiB its left neighbour put

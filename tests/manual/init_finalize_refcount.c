@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OpenSHMEM 1.6 reference-counted initialisation: shmem_query_initialized is
  * 0 before any init; shmem_init_thread(SHMEM_THREAD_MULTIPLE) then shmem_init
  * nest; the first shmem_finalize leaves the library initialised and usable;

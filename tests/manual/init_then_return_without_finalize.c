@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* init_then_return_without_finalize.c — a program that calls shmem_init
  * and ends with status 0 without shmem_finalize (as OpenSHMEM 1.0-era
  * programs and some public examples do) is finalized at exit, exactly like

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* invalid_handles_do_what_the_spec_says.c — every routine for which the
  * spec defines the result of SHMEM_CTX_INVALID or SHMEM_TEAM_INVALID does
  * exactly that (no operation, -1, NULL, nonzero with the handle set

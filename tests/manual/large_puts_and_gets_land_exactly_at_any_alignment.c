@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * large_puts_and_gets_land_exactly_at_any_alignment: blocking puts and gets
  * of sizes around the node-local copy's switches (the inline path's limit,

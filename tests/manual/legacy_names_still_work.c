@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Programs written against OpenSHMEM 1.0 still build and run: start_pes,
  * _my_pe, _num_pes, shmalloc/shfree/shrealloc/shmemalign, the old AMO names
  * (finc, fadd, cswap, swap, inc, add, fetch, set), the old waits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Puts from and gets into buffers the library did not allocate (the
  * stack, malloc, a malloc'd buffer freed and allocated again), next to
  * the symmetric heap and a global, at three sizes: injected, bounced

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shmem_set_lock / shmem_clear_lock make a non-atomic read-modify-write on
  * PE 0 (get, add, put, quiet) exact under contention; an occupancy counter
  * proves no two PEs are inside at once.  shmem_test_lock returns 0 when it

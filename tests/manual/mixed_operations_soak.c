@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mixed_operations_soak: a long, bounded run of mixed operations from every
  * PE — blocking and nbi puts, gets, AMOs, put-with-signal and signal waits,

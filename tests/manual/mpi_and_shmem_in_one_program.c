@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpi_and_shmem_in_one_program.c — a program that uses MPI and OpenSHMEM
  * together under oshrun (which launches through Open MPI's mpirun, so both
  * libraries see the same job): MPI_COMM_WORLD's rank and size are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* network_peers_are_met_on_first_contact.c — on the network path a PE
  * reads a peer's card (address, keys) when it first reaches that peer,
  * not at init. Every kind of operation may be that first contact, so each

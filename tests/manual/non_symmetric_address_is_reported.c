@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Under SHMEM_DEBUG=1, shmem_int_put with a stack array as dest must be
  * caught: stderr names the routine and the dest argument as not symmetric,
  * and the job ends with a nonzero status.  If the call returns, this program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* With a 16 MiB symmetric heap (manifest env SHMEM_SYMMETRIC_SIZE=16M), an
  * allocation larger than the heap returns NULL on every PE — malloc, calloc,
  * align, malloc_with_hints and a growing realloc (which leaves the old block

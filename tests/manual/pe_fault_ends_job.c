@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A PE that dies ends the whole job: PE 1 faults (argv[1]: "kill" =
  * SIGKILL, "segv" = a NULL store, "exit" = exit(3) without shmem_finalize,
  * "return" = return 3 from main without it) while every other PE waits for it

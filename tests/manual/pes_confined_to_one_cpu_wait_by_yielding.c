@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PEs confined to one CPU (a container's or a job's cpuset, a launcher that
  * binds them all to one core) on a machine with more: the library counts
  * the CPUs its node's PEs may run on, not the machine's, and so waits by

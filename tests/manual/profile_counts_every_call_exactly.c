@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* profile_counts_every_call_exactly.c — SHMEM_PROFILE counts what the
  * program called, under the names it called, with the bytes each call
  * moved, on every PE, and reports it at finalize.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shmem_quiet returns only once what the PE issued before it is visible at
  * its targets, even while the targets compute without calling the library
  * (the progress thread, or the path itself, must serve them).

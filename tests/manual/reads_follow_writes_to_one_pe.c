@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A PE reads back at once what it wrote to another PE, with no quiet in
  * between, and writes to one PE land in issue order (docs/design.md,
  * "Completion, ordering, contexts"). On libfabric's shm a get and a put

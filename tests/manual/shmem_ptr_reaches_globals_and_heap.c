@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shmem_ptr must give a direct load/store pointer to a global (static
  * storage) array and to a heap array of every PE on this PE's node -- the
  * PEs with the same host name (tests/multihost runs PEs on two hosts),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * SIGUSR1 asks a PE what it waits for. PE 1 raises SIGUSR1 in itself while
  * it computes (the line says it is not waiting in the library), then sends

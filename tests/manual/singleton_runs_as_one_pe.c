@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Started without a launcher the program is a job of one PE: n_pes is 1,
  * my_pe is 0, and RMA, AMOs, shmem_ptr and barriers to itself work. */
 #include "check.h"

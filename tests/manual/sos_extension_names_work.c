@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sos_extension_names_work.c — the shmemx_ names programs written for
  * Sandia OpenSHMEM call do what that library's do, with exact values on
  * every PE: the 1.6 routines under their shmemx_ names (ibput/ibget,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One PE (the target, PE 0) computes in a tight loop without calling the
  * library, polling a flag in its own symmetric memory.  Every other PE keeps
  * doing puts, gets and AMOs against it; the last peer to finish sets the flag

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * team_alltoalls_run_back_to_back: 1.5 team alltoall and alltoalls called
  * many times in a row on the world team and on a team of every other PE,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * team_destroy_with_live_contexts: destroying a team also destroys the
  * shareable contexts created on it that the program did not destroy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * teams_split_and_destroyed_in_a_loop: splitting and destroying teams many
  * times (strided with positive and negative strides, nested, and 2-D) gives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A PE that waits by calling shmem_test in a loop of its own, and no other
  * library routine, still serves its network peers. The manifest turns the
  * progress thread off (SHMEM_PROGRESS_THREAD=0), so on a manual-progress

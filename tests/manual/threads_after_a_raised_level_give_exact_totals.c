@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A program that starts with shmem_init (SHMEM_THREAD_SINGLE) and raises
  * its thread level with shmem_init_thread(SHMEM_THREAD_MULTIPLE) later must
  * get MULTIPLE and be served at it. On the network path the domain was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SHMEM_THREAD_MULTIPLE: NTHREADS threads per PE hammer counters on every PE
  * with fetch_add, add and a compare-swap increment loop, through three kinds
  * of context at once: the default context and one created shared context

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The point-to-point synchronisation families: shmem_test / _all / _any /
  * _some (+ _vector) with and without status masks, on values PE 0 sets with
  * AMOs on itself, then shmem_wait_until / _all / _any / _some (+ _vector) on

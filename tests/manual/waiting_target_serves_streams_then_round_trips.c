@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A PE blocked in shmem_long_wait_until while the other PEs stream
  * non-fetching AMOs at it, then make round trips to it. On libfabric's
  * shm such a wait spaces its polls further while a stream lasts and

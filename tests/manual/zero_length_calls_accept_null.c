@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* zero_length_calls_accept_null.c — a call that moves no data touches no
  * memory, so NULL (or any) pointers are valid there, with and without
  * SHMEM_DEBUG: strided RMA with nelems 0 or bsize 0, team alltoall(s) and

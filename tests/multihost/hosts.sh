@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/multihost/hosts.sh — sourced by run.sh (mpirun) and slurm.sh (Slurm):
 # the two hosts, the counters, and the lost-link test, whatever launches the
 # PEs.

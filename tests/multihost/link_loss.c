@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * link_loss.c — run by tests/multihost/run.sh across two hosts (4 PEs,
  * 2+2): PE 0 takes the link between the hosts down

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/multihost/run.sh — Shoal across two real hosts on one machine.
 #
 #   tests/multihost/run.sh BUILD_DIR [--suite-filter REGEX] [--no-suite]

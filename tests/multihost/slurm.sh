@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/multihost/slurm.sh — Shoal under Slurm across two real hosts on one
 # machine.
 #
@@ -85,7 +86,7 @@ harness=slurm
 # The subset every PMI runs (tests/pmi_subset.regex, as step 5 and the
 # hydra stage): what differs here from run.sh's wider subset across the
 # same hosts is the launcher and its PMIx, not the paths.
-[ -n "$suite_filter" ] || suite_filter=$(cat "$src/tests/pmi_subset.regex")
+[ -n "$suite_filter" ] || suite_filter=$(grep -v "^#" "$src/tests/pmi_subset.regex")
 hosts_up munged slurmctld slurmd srun salloc sbatch scontrol sinfo scancel
 
 # ---- the cluster ----
@@ -356,7 +357,7 @@ if [ $run_rest = 1 ]; then
         count_suite " [slurm-pmi2]" on_host "$pida" env OSHRUN_LAUNCHER="srun --mpi=pmi2 -N 2 --overlap" \
             salloc --quiet -N 2 --ntasks-per-node=2 env -u SLURM_NTASKS_PER_NODE \
             python3 "$src/tests/run_tests.py" "$build" --only generated,manual \
-            --filter "^(?!manual/global_exit_ends_all_pes )$(cut -c2- "$src/tests/pmi_subset.regex")" --timeout-scale "$scale" --label-suffix " [slurm-pmi2]"
+            --filter "^(?!manual/global_exit_ends_all_pes )$(grep -v "^#" "$src/tests/pmi_subset.regex" | cut -c2-)" --timeout-scale "$scale" --label-suffix " [slurm-pmi2]"
         cluster_settle
     fi
     if [ -x "$work/ring" ] || ring_build; then
