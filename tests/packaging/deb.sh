@@ -53,7 +53,7 @@ sed 's/^/    /' "$work/deb_lintian.log"
 # ---- beside openmpi-bin -------------------------------------------------
 # Every path of the packages (dpkg-deb -c), and those no installed package
 # owns, directories aside: installing must not need to replace anything.
-for deb in "${debs[@]}"; do dpkg-deb -c "$deb"; done | awk '{print substr($6, 2)}' | sed 's|/$||' | sort -u >"$work/paths"
+for deb in "${debs[@]}"; do dpkg-deb -c "$deb"; done | awk '{print substr($6, 2)}' | sed 's|/$||' | grep . | sort -u >"$work/paths"
 cat /var/lib/dpkg/info/*.list | sort -u >"$work/owned"
 check "deb/openmpi-bin is installed" dpkg-query -W openmpi-bin libopenmpi-dev
 # shellcheck disable=SC2016
