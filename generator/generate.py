@@ -36,14 +36,15 @@ def main(argv):
                          "and a run of it per C++ standard (comma-separated, as meson builds them)")
     ap.add_argument("--env-roff", metavar="FILE",
                     help="man: the environment variables as roff (shoal-info --env-roff)")
-    ap.add_argument("--project-version", default="", help="man: the version the pages name")
+    ap.add_argument("--project-version", default="",
+                    help="meson.build's version: SHMEM_VENDOR_STRING's @VERSION@, the man pages")
     ap.add_argument("arg")
     args = ap.parse_args(argv)
     fortran = args.what.startswith("fortran-")
     man = args.what == "man" or (args.what == "list" and args.arg == "man-pages")
     sizes = args.fortran_sizes if fortran or (man and args.fortran_sizes) else None
     try:
-        api = render.load_api(args.spec, sizes)
+        api = render.load_api(args.spec, sizes, args.project_version)
     except TableError as e:
         print(f"generate.py: error: {e}", file=sys.stderr)
         return 1

@@ -11,11 +11,15 @@ from .lower import forward_decls, lower
 from .model import Api
 
 
-def load_api(spec_dir, fortran_sizes=None):
+def load_api(spec_dir, fortran_sizes=None, version=""):
     """The one model: the C table, and with the Fortran compiler's sizes
-    ('integer=4,...') the Fortran chapter attached to it (api.fortran)."""
+    ('integer=4,...') the Fortran chapter attached to it (api.fortran).
+    `version` (meson.build's, the one place it is written) replaces
+    @VERSION@ in the constants' values (SHMEM_VENDOR_STRING)."""
     types, tables, sizes = load_types(spec_dir)
     constants = load_constants(spec_dir)
+    for c in constants:
+        c.value = c.value.replace("@VERSION@", version)
     ops = load_ops(spec_dir)
     kinds = load_kinds(spec_dir)
     titles = {}
