@@ -48,7 +48,7 @@ for p in "${packages[@]}"; do debs+=("$work/${p}_${version}_$(dpkg --print-archi
 # Errors and warnings fail; what is left is overridden with a reason
 # (debian/*.lintian-overrides) or an info tag (docs/releasing.md).
 check "deb/lintian" lintian --fail-on error,warning --info "$work"/shoal_"${version}"_*.changes
-sed 's/^/    /' "$work/deb_lintian.log"
+sed 's/^/    /' "$last_log"
 
 # ---- beside openmpi-bin -------------------------------------------------
 # Every path of the packages (dpkg-deb -c), and those no installed package

@@ -6,12 +6,13 @@ passed=0
 failed=0
 stage_t0=$SECONDS
 
-# check LABEL COMMAND...: runs COMMAND, its output in $work/LABEL.log,
-# shown on failure. Returns COMMAND's status.
+# check LABEL COMMAND...: runs COMMAND, its output in $last_log (under
+# $work), shown on failure. Returns COMMAND's status.
 check() {
     local label=$1 log t0=$SECONDS status=0
     shift
     log="$work/$(printf '%s' "$label" | tr -c 'A-Za-z0-9._-' _).log"
+    last_log=$log
     "$@" >"$log" 2>&1 || status=$?
     if [ "$status" -eq 0 ]; then
         passed=$((passed + 1))
