@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from . import SPDX
 from .load import TableError, _read
 
 FILE = "fortran.toml"
@@ -473,7 +474,7 @@ def emit(fapi, env, what, outdir, write):
     elif what == "fortran-bindings":
         write(os.path.join(outdir, "bindings_fortran.c"),
               env.get_template("fortran/bindings_fortran.c.j2").render(f=fapi))
-        write(os.path.join(outdir, "fortran-names.txt"), "".join(r.name + "\n" for r in fapi.routines))
+        write(os.path.join(outdir, "fortran-names.txt"), f"# {SPDX}\n" + "".join(r.name + "\n" for r in fapi.routines))
     elif what == "fortran-tests":
         manifest = []
         for t in fapi.tests:
@@ -497,4 +498,4 @@ def emit(fapi, env, what, outdir, write):
             manifest.append({"name": f"fortran/{t.name}/ofi", "exe": f"ftest_{t.name}",
                              "npes": t.npes[1:], "timeout": 120, "env": {"SHMEM_TRANSPORT": "ofi"},
                              "expect_stdout": expect})
-        write(os.path.join(outdir, "manifest.json"), json.dumps({"tests": manifest}, indent=1) + "\n")
+        write(os.path.join(outdir, "manifest.json"), json.dumps({"SPDX": SPDX, "tests": manifest}, indent=1) + "\n")

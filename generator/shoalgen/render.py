@@ -5,6 +5,7 @@ import os
 
 import jinja2
 
+from . import SPDX
 from .expand import expand_generics, expand_routines, expand_tests
 from .load import TableError, load_constants, load_entries, load_kinds, load_ops, load_types
 from .lower import forward_decls, lower
@@ -151,7 +152,7 @@ def emit(api, template_dir, what, outdir, cxx_stds=()):
                                  "npes": [n for n in unit.npes if n >= 2], "timeout": 120,
                                  "env": {var: value}, "expect_stdout": expect})
         _write(os.path.join(outdir, "manifest.json"),
-               json.dumps({"tests": manifest}, indent=1) + "\n")
+               json.dumps({"SPDX": SPDX, "tests": manifest}, indent=1) + "\n")
 
 
 def emit_man(api, template_dir, outdir, version, env_roff):
