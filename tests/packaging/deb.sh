@@ -80,12 +80,13 @@ check "deb/man shmem_put, man oshrun.shoal" \
              man -P cat shmem_put 2>/dev/null | grep -q "shmem_put" &&
              man -w oshrun.shoal && man -w shoal'
 # Lmod as Debian installs it: its profile script, then the module.
-check "deb/module load shoal (lmod): oshcc, oshrun and man oshrun are Shoal's" \
-    bash -c '. /etc/profile.d/lmod.sh && module load shoal &&
+check "deb/module load shoal (lmod): oshcc, oshrun and man oshrun are Shoal's, unload gives them back" \
+    bash -c '. /etc/profile.d/lmod.sh && module load shoal && set -x &&
              test "$(command -v oshcc)" = /usr/lib/shoal/bin/oshcc &&
              oshcc --version | head -n 1 | grep -q "(Shoal)" &&
-             man -w oshrun | grep -q "^/usr/lib/shoal/share/man/" &&
-             oshrun -n 2 ./ring | grep -x "ring: all 2 PEs OK"'
+             test "$(man -w oshrun)" = /usr/share/man/man1/oshrun.shoal.1.gz &&
+             oshrun -n 2 ./ring | grep -x "ring: all 2 PEs OK" &&
+             module unload shoal && test "$(command -v oshcc)" = /usr/bin/oshcc'
 check "deb/Open MPI's oshcc and oshrun still build and run its OSHMEM" \
     bash -c '! /usr/bin/oshcc --version | grep -q Shoal &&
              /usr/bin/oshcc -o ring-ompi "$1" && "${@:2}" /usr/bin/oshrun --oversubscribe --mca osc ucx -np 4 ./ring-ompi |

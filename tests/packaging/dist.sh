@@ -29,7 +29,10 @@ cd "$work/unpacked/shoal-$version" || { summary; exit; }
 check "dist/no git tree around the unpacked tarball" bash -c '! git rev-parse --git-dir'
 check "dist/meson setup" meson setup build --prefix="$work/prefix" || { summary; exit; }
 # What the subset runs and what meson install installs, not every test
-# program (tests/run_tests.py --list-programs; meson introspect).
+# program (tests/run_tests.py --list-programs, once the generator has
+# written the tests' manifests; meson introspect).
+check "dist/the generated tests' manifests" bash -c \
+    'ninja -C build $(ninja -C build -t targets all | sed -n "s|^\(tests/[a-z]*/manifest\.json\):.*|\1|p")' || { summary; exit; }
 mapfile -t programs < <(python3 tests/run_tests.py build --list-programs --filter "$subset")
 mapfile -t installed < <(meson introspect --targets build | python3 -c '
 import json, os, sys
