@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * base/give_way.c — a yield, or a nap (why: give_way.h). Where a wait
- * gives its core away anyway, it also reads the clock, checks whether it
- * should report itself (base/waiting.h), and decides whether to nap.
+ * base/give_way.c — a yield, or a nap (why: give_way.h). Where a thread
+ * gives its core away anyway, it also reads the clock, checks whether its
+ * wait should report itself (base/waiting.h), and decides whether to nap.
  */
 #include "base/give_way.h"
 #include "base/waiting.h"
+#include "base/world.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -15,7 +16,7 @@
 
 static int loadavg_fd = -2; /* -2: not opened yet; -1: unreadable */
 
-int shmemi_node_crowded(const char *loadavg)
+int shmemi_node_crowded(const char *loadavg, int ours)
 {
     static long cpus;
     char buf[128];
@@ -54,33 +55,39 @@ int shmemi_node_crowded(const char *loadavg)
     if (!p || *p < '0' || *p > '9')
         return 0;
     runnable = strtol(p, NULL, 10);
-    return cpus > 0 && runnable > cpus;
+    return cpus > 0 && runnable > cpus && runnable > ours;
 }
 
-/* One look at the node's run queue (why: give_way.h). A crowded wait
- * stays so while the looks, SHMEMI_CROWD_CHECK_NS apart, find the node
- * crowded. A wait not crowded that finds it so starts a probe of
- * SHMEMI_CROWD_LOOKS looks SHMEMI_CROWD_LOOK_GAP_NS apart, and is crowded
- * if SHMEMI_CROWD_HITS of them agree: this job's own progress threads
- * are runnable for a moment every 0.1-1 ms, and one look often counts
- * them, while another job's tasks kept from the CPUs stay runnable. */
-static void look_at_node(struct shmemi_waiting *w, uint64_t now)
-{
-    int hit = shmemi_node_crowded(NULL);
+/* This thread's view of the node: crowded by others (shmemi_crowded, base/waiting.h)
+ * until a look finds it not, and the probe under way. */
+static _Thread_local struct {
+    uint64_t next_look_ns;
+    unsigned looks, hits;
+} crowd;
 
-    if (shmemi_wait_crowded || (!hit && !w->crowd_looks)) {
-        shmemi_wait_crowded = hit;
-        w->crowd_check_ns = now + SHMEMI_CROWD_CHECK_NS;
+/* One look at the node's run queue (why: give_way.h). A crowded thread
+ * stays so while the looks, SHMEMI_CROWD_CHECK_NS apart, find the node
+ * crowded. A thread not crowded that finds it so starts a probe of
+ * SHMEMI_CROWD_LOOKS looks SHMEMI_CROWD_LOOK_GAP_NS apart, and is crowded
+ * if SHMEMI_CROWD_HITS of them agree. This job's PEs on the node may all
+ * be runnable: only tasks beyond them are others'. */
+static void look_at_node(uint64_t now)
+{
+    int hit = shmemi_node_crowded(NULL, shmemi_world.n_local_all);
+
+    if (shmemi_crowded || (!hit && !crowd.looks)) {
+        shmemi_crowded = hit;
+        crowd.next_look_ns = now + SHMEMI_CROWD_CHECK_NS;
         return;
     }
-    w->crowd_hits += (unsigned)hit;
-    if (++w->crowd_looks < SHMEMI_CROWD_LOOKS) {
-        w->crowd_check_ns = now + SHMEMI_CROWD_LOOK_GAP_NS;
+    crowd.hits += (unsigned)hit;
+    if (++crowd.looks < SHMEMI_CROWD_LOOKS) {
+        crowd.next_look_ns = now + SHMEMI_CROWD_LOOK_GAP_NS;
         return;
     }
-    shmemi_wait_crowded = w->crowd_hits >= SHMEMI_CROWD_HITS;
-    w->crowd_looks = w->crowd_hits = 0;
-    w->crowd_check_ns = now + SHMEMI_CROWD_CHECK_NS;
+    shmemi_crowded = crowd.hits >= SHMEMI_CROWD_HITS;
+    crowd.looks = crowd.hits = 0;
+    crowd.next_look_ns = now + SHMEMI_CROWD_CHECK_NS;
 }
 
 static void nap(long ns)
@@ -93,22 +100,18 @@ void shmemi_give_way(unsigned yields)
 {
     struct shmemi_wait_slot *s = shmemi_wait_slot_mine;
     struct shmemi_waiting *w = s ? s->now : NULL;
+    uint64_t now = shmemi_now_ns();
 
-    if (w) {
-        uint64_t now = shmemi_now_ns();
-
+    if (w)
         shmemi_wait_tick(now);
-        uint64_t waited = now - w->start_ns;
-
-        if (waited >= SHMEMI_CROWD_AFTER_NS && now >= w->crowd_check_ns)
-            look_at_node(w, now);
-        if (shmemi_wait_crowded) {
-            /* An eighth of the wait so far: what it adds to the wait's
-             * end is at most that share. */
-            uint64_t ns = waited / 8;
-            nap(ns < SHMEMI_NAP_NS ? SHMEMI_NAP_NS : ns > SHMEMI_CROWD_NAP_MAX_NS ? SHMEMI_CROWD_NAP_MAX_NS : (long)ns);
-            return;
-        }
+    if (now >= crowd.next_look_ns)
+        look_at_node(now);
+    if (shmemi_crowded) {
+        /* An eighth of the wait so far: what it adds to the wait's end
+         * is at most that share. */
+        uint64_t ns = w && w->start_ns ? (now - w->start_ns) / 8 : 0;
+        nap(ns < SHMEMI_NAP_NS ? SHMEMI_NAP_NS : ns > SHMEMI_CROWD_NAP_MAX_NS ? SHMEMI_CROWD_NAP_MAX_NS : (long)ns);
+        return;
     }
     if (yields % SHMEMI_NAP_EVERY) {
         sched_yield();

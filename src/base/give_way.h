@@ -16,27 +16,41 @@
  * a nap every 256th yield of the thread instead, oversubscribed barriers
  * took 1.5x as long.
  *
- * Where the PEs have their CPUs to themselves, a wait yields only every
- * 1024th poll, and so naps about once a second: on tcp one such waiting
- * PE, beside the progress threads of its job, kept another job started
- * 1 s later out of shmem_init until the wait ended (docs/performance.md,
- * "Shared nodes"). So a wait that has lasted SHMEMI_CROWD_AFTER_NS
- * looks, every SHMEMI_CROWD_CHECK_NS, whether the node has more runnable
- * tasks than CPUs (/proc/loadavg, a few us): then others want the CPUs it
- * holds, and it naps at every poll, an eighth of its time so far (up to
- * SHMEMI_CROWD_NAP_MAX_NS), until it ends (shmemi_wait_crowded,
- * base/waiting.h). The progress thread serves less often then too.
+ * Other programs (issue 58). A yield is worth something only when what
+ * runs instead is a PE of this job. Where other programs' tasks share the
+ * yielder's scheduling group (one session, one cgroup: a CI runner, a
+ * shell's background jobs, a program's own OpenMP threads), each yield
+ * moves the yielder's EEVDF deadline a slice later, so it runs again only
+ * after all of them: with 4 busy loops beside 4 PEs on 2 CPUs a ping-pong
+ * round trip took 5 ms, and Sandia OpenSHMEM's spinning 0.5 ms. A thread
+ * that sleeps keeps its place (its lag) and wakes ahead of them. So a
+ * thread that gives way looks, every SHMEMI_CROWD_CHECK_NS, whether the
+ * node has more runnable tasks than CPUs and than this job has PEs on it
+ * (/proc/loadavg, a few us); while it has, every wait of that thread naps
+ * at every poll instead of yielding, an eighth of its time so far (from
+ * SHMEMI_NAP_NS up to SHMEMI_CROWD_NAP_MAX_NS). Ping-pong: 0.3 ms a round
+ * trip; barriers 0.2 ms against 30 ms. Where the other programs are in
+ * groups of their own, yielding was faster (0.05 against 0.15 ms), but
+ * one cannot tell the two apart cheaply, and napping is the one that does
+ * well in both. A job waiting for long on a node where another starts
+ * naps too (docs/performance.md, "Shared nodes"; issue 42).
+ *
+ * This job's own PEs are not others: with 8 PEs alone on 2 CPUs a yield
+ * hands the CPU to the PE waited for, and they yield. The conclusion is
+ * kept for the thread, not the wait, since a wait under load is short and
+ * the node's load changes slowly: a wait that began again found the node
+ * busy again, and yielded for the 2-4 ms its own probe took.
  *
  * One look is not enough: this job's own progress threads, woken every
  * 0.1-1 ms onto CPUs its PEs keep busy, are runnable for a moment, often
  * enough that one look in three counted more tasks than CPUs while a tcp
  * target served a stream of puts; it then napped up to 1 ms a poll, and
  * quiet at the initiator waited for it (64 puts + quiet: 40 us, or 170-750
- * us after such a look). Another job's tasks, kept off the CPUs, stay
- * runnable. So a wait that finds the node crowded looks again
- * SHMEMI_CROWD_LOOKS times in quick succession and naps only if
- * SHMEMI_CROWD_HITS of them agree; the progress thread counts the same
- * share of its last looks (shmemi_crowd_vote).
+ * us after such a look). Another program's tasks, kept from the CPUs,
+ * stay runnable. So a look that finds the node crowded starts a probe of
+ * SHMEMI_CROWD_LOOKS looks in quick succession, and the thread naps only
+ * if SHMEMI_CROWD_HITS of them agree; the progress thread counts the same
+ * share of its last looks (shmemi_crowd_vote), this job's PEs included.
  */
 #ifndef SHMEMI_GIVE_WAY_H
 #define SHMEMI_GIVE_WAY_H
@@ -45,25 +59,26 @@
 #define SHMEMI_NAP_EVERY 256
 /* The nap; the kernel adds its timer slack (50 us by default). */
 #define SHMEMI_NAP_NS 20000
-/* A wait looks at the node's run queue once it has lasted this long, and
- * again this often. */
-#define SHMEMI_CROWD_AFTER_NS 2000000
+/* A thread that gives way looks at the node's run queue this often. */
 #define SHMEMI_CROWD_CHECK_NS 20000000
 #define SHMEMI_CROWD_NAP_MAX_NS 1000000
-/* A wait becomes crowded when SHMEMI_CROWD_HITS of SHMEMI_CROWD_LOOKS
- * looks this far apart find the node so (give_way.c, look_at_node). */
+/* A thread finds the node crowded when SHMEMI_CROWD_HITS of
+ * SHMEMI_CROWD_LOOKS looks this far apart find it so (give_way.c,
+ * look_at_node). */
 #define SHMEMI_CROWD_LOOKS 8
 #define SHMEMI_CROWD_HITS 6
 #define SHMEMI_CROWD_LOOK_GAP_NS 250000
 
 /* Give the core away once: sched_yield, or a nap when `yields` (this
  * one included, counted by the wait) is a multiple of SHMEMI_NAP_EVERY
- * or when the wait has found the node crowded. */
+ * or when the thread has found the node crowded by others. */
 void shmemi_give_way(unsigned yields);
 
-/* Whether the node has more runnable tasks than online CPUs; `loadavg`
- * is the text of /proc/loadavg (a test hook: NULL reads the file). */
-int shmemi_node_crowded(const char *loadavg);
+/* Whether the node has more runnable tasks than online CPUs and than
+ * `ours` (this job's tasks that may be among them: 0 counts every task
+ * as another's); `loadavg` is the text of /proc/loadavg (a test hook:
+ * NULL reads the file). */
+int shmemi_node_crowded(const char *loadavg, int ours);
 
 /* A thread that looks at the node now and then (the progress thread):
  * `looks` keeps its last SHMEMI_CROWD_LOOKS looks, one bit each; add the

@@ -28,7 +28,7 @@ static atomic_int slot_used[SLOTS];
 static atomic_uint requests;
 
 _Thread_local __attribute__((tls_model("initial-exec"))) struct shmemi_wait_slot *shmemi_wait_slot_mine;
-_Thread_local __attribute__((tls_model("initial-exec"))) int shmemi_wait_crowded;
+_Thread_local __attribute__((tls_model("initial-exec"))) int shmemi_crowded;
 /* Threads past SLOTS wait in a slot of their own that no report sees. */
 static _Thread_local struct shmemi_wait_slot unseen = {.index = -1};
 

@@ -33,9 +33,6 @@ struct shmemi_waiting {
     const void *what;           /* describe's subject */
     uint64_t start_ns;          /* the first yield (the entry, when profiling); 0 before */
     uint64_t report_ns;         /* when the next timed report is due */
-    uint64_t crowd_check_ns;    /* when to look at the node's run queue again */
-    unsigned crowd_looks;       /* looks of the probe under way (give_way.c), and how many */
-    unsigned crowd_hits;        /* of them found more runnable tasks than CPUs */
 };
 
 /* One per thread that has waited: the handler of SIGUSR1 looks at all. */
@@ -46,9 +43,9 @@ struct shmemi_wait_slot {
 };
 
 extern _Thread_local __attribute__((tls_model("initial-exec"))) struct shmemi_wait_slot *shmemi_wait_slot_mine;
-/* This thread's entered wait has found the node crowded (base/give_way.h):
- * it gives its CPU away at every poll until it ends. */
-extern _Thread_local __attribute__((tls_model("initial-exec"))) int shmemi_wait_crowded;
+/* This thread has found the node crowded by other programs' tasks
+ * (base/give_way.h): its waits nap at every poll while it is. */
+extern _Thread_local __attribute__((tls_model("initial-exec"))) int shmemi_crowded;
 struct shmemi_wait_slot *shmemi_wait_slot_claim(void);
 
 static inline void shmemi_wait_enter(struct shmemi_waiting *w)
@@ -61,9 +58,6 @@ static inline void shmemi_wait_enter(struct shmemi_waiting *w)
         return;
     w->start_ns = shmemi_profile_on() ? shmemi_now_ns() : 0;
     w->report_ns = 0;
-    w->crowd_check_ns = 0;
-    w->crowd_looks = w->crowd_hits = 0;
-    shmemi_wait_crowded = 0;
     __atomic_store_n(&s->now, w, __ATOMIC_RELEASE);
 }
 
@@ -75,7 +69,6 @@ static inline void shmemi_wait_leave(struct shmemi_waiting *w)
     if (s->now != w)
         return;
     __atomic_store_n(&s->now, NULL, __ATOMIC_RELAXED);
-    shmemi_wait_crowded = 0;
     if (shmemi_profile_on() && w->start_ns)
         shmemi_prof_wait_ns += shmemi_now_ns() - w->start_ns;
 }

@@ -59,13 +59,13 @@ int shmemi_init_timing_prints(void);
  * The target of a round trip waits this way in barriers: on shm, where a
  * poll is tens of ns, fetch-add took 1.9 us with a yield every poll,
  * about 0.6 us every 64th, and raw libfabric's 0.5 us every 1024th.
- * Every poll, too, in a long wait that found the node crowded by others
- * (shmemi_wait_crowded, base/give_way.h). */
+ * Every poll, too, in a thread that found the node crowded by others
+ * (shmemi_crowded, base/give_way.h). */
 #define SHMEMI_YIELD_EVERY 1024
 static inline int shmemi_wait_yields(unsigned spins)
 {
     return spins > shmemi_world.spin_limit && (shmemi_world.oversubscribed || spins % SHMEMI_YIELD_EVERY == 0 ||
-                                               spins == ~0u || shmemi_wait_crowded);
+                                               spins == ~0u || shmemi_crowded);
 }
 
 /* How many times a wait has yielded at its `spins`-th poll, that poll's

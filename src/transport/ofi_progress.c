@@ -361,7 +361,7 @@ static void *progress_main(void *arg)
          * seldom as while standing aside: each wake-up preempts a task,
          * a computing PE too (docs/design.md, "Progress thread"). */
         if (turn++ % 8 == 0)
-            crowded = shmemi_crowd_vote(&looks, shmemi_node_crowded(NULL));
+            crowded = shmemi_crowd_vote(&looks, shmemi_node_crowded(NULL, 0));
         if (__atomic_exchange_n(&shmemi_ofi_polled, 0, __ATOMIC_RELAXED)) {
             nanosleep(&polling, NULL);
             continue;
