@@ -7,7 +7,7 @@ against a peer, a setting on and off.
     python3 bench/compare.py [--reps 5] [--prog 'PROG [ARGS]' ...] [--np 2[,4,...]]
                              [--omb OMB_SRC --osu PROGRAM:NPES:SIZE[,...]]
                              [--mode shm[,ofi-tcp,ofi-shm]] [--env NAME:K=V[,K=V] ...]
-                             [--cpus LIST] [--memcpy] [--timeout S] [--build DIR] [--out FILE.jsonl]
+                             [--cpus LIST] [--foreign K] [--memcpy] [--timeout S] [--build DIR] [--out FILE.jsonl]
                              NAME=WHERE [NAME=WHERE ...]
     python3 bench/compare.py --summary FILE.jsonl [FILE.jsonl ...]
 
@@ -32,7 +32,11 @@ without `=` continues the value before it: SHOAL_CACHE_SIZES=L2,LLC), with each
 library in turn, so all see the same machine noise; --memcpy adds the
 single-core memcpy bound (bench/hw_memcpy) at the start of each. --cpus LIST
 confines every launch to those CPUs (taskset, launcher binding off), as a
-cpuset would. Each launch has a timeout (--timeout, default 120 s) that ends
+cpuset would. --foreign K runs K busy loops of another program
+(bench/busy_loops) beside every launch, in the launch's session (so in its
+scheduling group, as a shell's background jobs or a CI runner's other
+steps are), and adds a row of their iterations a second: what the job
+left them. Each launch has a timeout (--timeout, default 120 s) that ends
 its whole process tree.
 
 Prints one markdown table per mode: per row and library (or library/variant)
@@ -71,6 +75,8 @@ def parse_args():
     ap.add_argument("--env", action="append", default=[], metavar="NAME:K=V,...",
                     help="an environment variant (repeatable; NAME: for none)")
     ap.add_argument("--cpus", default=None, metavar="LIST", help="taskset -c LIST around every launch")
+    ap.add_argument("--foreign", type=int, default=0, metavar="K",
+                    help="K busy loops of another program (bench/busy_loops) beside every launch")
     ap.add_argument("--memcpy", action="store_true", help="the memcpy bound, at the --sizes of the programs")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per launch (default 120)")
     ap.add_argument("--build", default=os.path.join(HERE, "_build", "compare"),
@@ -119,14 +125,20 @@ def main():
     bins = compare.build(libs, jobs, args.build, os.path.abspath(args.omb) if args.omb else None)
     memcpy = None
     if args.memcpy:
-        exe = compare.build_memcpy(args.build)
+        exe = compare.build_plain(args.build, "hw_memcpy")
         memcpy = [exe] + memcpy_sizes(args.prog) if exe else None
+    foreign = None
+    if args.foreign:
+        exe = compare.build_plain(args.build, "busy_loops")
+        if not exe:
+            sys.exit("compare.py: --foreign: bench/busy_loops did not build")
+        foreign = [exe, str(args.foreign)]
     out_path = args.out or os.path.join(args.build, time.strftime("compare-%Y%m%d-%H%M%S.jsonl"))
     command = "python3 bench/compare.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     with open(out_path, "a") as out:
         records = [compare.start_run(out, command, args.reps)]
         records += compare.run_all(libs, jobs, modes, variants, args.reps, args.timeout, bins, out, args.cpus,
-                                   memcpy)
+                                   memcpy, foreign)
     print("\n".join(compare.summary(records)))
     print(f"\nEvery row: {out_path}")
     return 0

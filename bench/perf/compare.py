@@ -170,22 +170,24 @@ def build(libs, jobs, build_dir, omb=None):
     return bins
 
 
-def build_memcpy(build_dir):
-    """bench/hw_memcpy, the single-core copy bound, or None."""
+def build_plain(build_dir, prog):
+    """bench/PROG.c, a program of no OpenSHMEM library (hw_memcpy, the
+    single-core copy bound; busy_loops, another program's load), or None."""
     hw = os.path.join(build_dir, "hw")
     os.makedirs(hw, exist_ok=True)
-    exe = os.path.join(hw, "hw_memcpy")
-    st, out, err, _ = run([os.environ.get("CC", "cc")] + CFLAGS + [os.path.join(HERE, "hw_memcpy.c"), "-o", exe], 120)
+    exe = os.path.join(hw, prog)
+    st, out, err, _ = run([os.environ.get("CC", "cc")] + CFLAGS + [os.path.join(HERE, prog + ".c"), "-o", exe], 120)
     if st != "ok":
-        log(f"compare.py: BUILD FAILED hw_memcpy: {st}\n{out}{err}")
+        log(f"compare.py: BUILD FAILED {prog}: {st}\n{out}{err}")
         return None
     return exe
 
 
-def run_all(libs, jobs, modes, variants, reps, timeout, bins, out, cpus=None, memcpy=None):
+def run_all(libs, jobs, modes, variants, reps, timeout, bins, out, cpus=None, memcpy=None, foreign=None):
     """Every repetition: the memcpy bound (if asked for), then each job in
-    each mode and variant with every library in turn. Each row, and each
-    failed launch, is written to `out` as it comes; returns them all."""
+    each mode and variant with every library in turn, beside another
+    program's busy loops if `foreign` is given (bench/busy_loops K). Each row, and each failed launch, is written to
+    `out` as it comes; returns them all."""
     records = []
 
     def keep(rec):
@@ -213,10 +215,16 @@ def run_all(libs, jobs, modes, variants, reps, timeout, bins, out, cpus=None, me
                         env = with_env(with_env(with_env(os.environ, mode_env(mode)), lib.env), venv)
                         tags = {"lib": lib.name, "mode": mode, "variant": vname, "rep": rep,
                                 "load1": round(os.getloadavg()[0], 2)}
+                        if foreign:
+                            # Started by the launch's own session: its scheduling group.
+                            cmd = foreign + ["--"] + cmd
                         before = shm_names()
                         st, text, err, dt = run(cmd, timeout, env=env)
                         left = remove_leftovers(before)
                         rows = job.parse(text, tags)  # figures, and rows skipped with the reason
+                        for r in rows:
+                            if r.get("bench") == "foreign":
+                                r.update(op=f"{r['npes']} busy loops beside {job.prog}", npes=job.npes)
                         for r in rows:
                             keep(r)
                         rows = [r for r in rows if "value" in r]
