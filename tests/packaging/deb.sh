@@ -23,7 +23,7 @@ installed_any() {
 }
 restore() {
     if installed_any; then
-        echo "deb.sh: purging ${packages[*]}"
+        echo "deb.sh: purging ${packages[*]}" >&2   # stdout's last line is the count
         as_root apt-get purge -y -qq "${packages[@]}" >/dev/null 2>&1
     fi
     rm -rf "$work"
