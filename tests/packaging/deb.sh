@@ -34,6 +34,7 @@ if installed_any; then
     exit 1
 fi
 trap restore EXIT
+trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM   # then EXIT's
 
 # ---- build ------------------------------------------------------------
 version=$(meson_version "$src")
