@@ -22,15 +22,15 @@
  * shell's background jobs, a program's own OpenMP threads), each yield
  * moves the yielder's EEVDF deadline a slice later, so it runs again only
  * after all of them: with 4 busy loops beside 4 PEs on 2 CPUs a ping-pong
- * round trip took 5 ms, and Sandia OpenSHMEM's spinning 0.5 ms. A thread
+ * round trip took 5.3 ms, and Sandia OpenSHMEM's spinning 1.3 ms. A thread
  * that sleeps keeps its place (its lag) and wakes ahead of them. So a
  * thread that gives way looks, every SHMEMI_CROWD_CHECK_NS, whether the
  * node has more runnable tasks than CPUs and than this job has PEs on it
  * (/proc/loadavg, a few us); while it has, every wait of that thread naps
  * at every poll instead of yielding, an eighth of its time so far (from
  * SHMEMI_NAP_NS up to SHMEMI_CROWD_NAP_MAX_NS). Ping-pong: 0.3 ms a round
- * trip; barriers 0.2 ms against 30 ms. Where the other programs are in
- * groups of their own, yielding was faster (0.05 against 0.15 ms), but
+ * trip; barriers 0.3 ms against 5.8 (SOS: 35). Where the other programs are
+ * in groups of their own, yielding was faster (0.05 against 0.15 ms), but
  * one cannot tell the two apart cheaply, and napping is the one that does
  * well in both. A job waiting for long on a node where another starts
  * naps too (docs/performance.md, "Shared nodes"; issue 42).
