@@ -29,11 +29,9 @@ cd "$work/unpacked/shoal-$version" || { summary; exit; }
 check "dist/no git tree around the unpacked tarball" bash -c '! git rev-parse --git-dir'
 # Every file says its license first (after a shebang, or a modulefile's
 # magic line), but those whose format has no comments and the images.
-check "dist/every file of the tarball has its SPDX line" bash -c '
-    find . -type f ! -name "*.png" ! -path ./LICENSE ! -path ./debian/changelog \
-         ! -path ./debian/copyright ! -path ./debian/source/format | sort |
-    while read -r f; do head -n 3 "$f" | grep -q "SPDX-License-Identifier: BSD-3-Clause" || echo "$f"; done |
-    { ! grep .; }'
+# shellcheck disable=SC2046
+check "dist/every file of the tarball has its SPDX line" spdx_missing $(find . -type f ! -name "*.png" ! -path ./LICENSE ! -path ./debian/changelog \
+          ! -path ./debian/copyright ! -path ./debian/source/format)
 check "dist/meson setup" meson setup build --prefix="$work/prefix" || { summary; exit; }
 # What the subset runs and what meson install installs, not every test
 # program (tests/run_tests.py --list-programs, once the generator has
@@ -49,12 +47,10 @@ for t in json.load(sys.stdin):
             print(os.path.relpath(f, "build"))')
 check "dist/build (${#programs[@]} test programs, ${#installed[@]} installed files)" \
     ninja -C build "${programs[@]}" "${installed[@]}" || { summary; exit; }
-check "dist/the generated files have their SPDX line (man .so links aside)" bash -c '
-    for f in build/include/*.h build/include/*.fh build/include/*.f90 build/*.c build/*.txt \
-             build/tests/generated/*.c* build/tests/fortran/*.f90 build/src/tools/osh* \
-             build/src/tools/[0-9]* build/docs/man/*.[137]; do
-        head -c 4 "$f" | grep -q "^\.so " || head -n 3 "$f" | grep -q "SPDX-License-Identifier" || echo "$f"
-    done | { ! grep .; }'
+check "dist/the generated files have their SPDX line (man .so links aside)" spdx_missing \
+    'build/include/*.h' 'build/include/*.fh' 'build/include/*.f90' 'build/*.c' 'build/*.txt' \
+    'build/tests/generated/*.c*' 'build/tests/fortran/*.f90' 'build/src/tools/osh*' \
+    'build/src/tools/[0-9]*' 'build/docs/man/*.[137]'
 check "dist/tests/run_tests.py --filter (the subset)" python3 tests/run_tests.py build --jobs 2 --filter "$subset"
 tail -n 1 "$last_log" | sed 's/^/    /'
 

@@ -41,3 +41,24 @@ as_root() {
 meson_version() {
     sed -n "s/^ *version : '\([^']*\)',.*/\1/p" "$1/meson.build" | head -n 1
 }
+
+# spdx_missing GLOB...: the files the globs match whose
+# first three lines lack the SPDX identifier, .so man page links aside;
+# fails if there are any.
+spdx_missing() {
+    python3 - "$@" <<'PY'
+import glob, sys
+bad = []
+for pattern in sys.argv[1:]:
+    for f in sorted(glob.glob(pattern)):
+        try:
+            with open(f, errors="replace") as fh:
+                head = fh.read(4096)
+        except IsADirectoryError:
+            continue
+        if not head.startswith(".so ") and "SPDX-License-Identifier: BSD-3-Clause" not in "\n".join(head.split("\n")[:3]):
+            bad.append(f)
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
