@@ -19,8 +19,8 @@ struct shmemi_settings shmemi_settings = {
     .spin = -1,
     .progress_thread = -1,
     .progress_interval_us = 100,
-    .ofi_amo_batch = -1,
-    .ofi_put_batch = -1,
+    .ofi_gather = -1,
+    .ofi_gather_put = 512,
     .team_pool_size = (size_t)4 << 20,
     .hang_report_s = 300,
 };
@@ -322,19 +322,16 @@ static const struct env_var env_table[] = {
      "network-path blocking puts above the provider's inject size and up to this size are copied into "
      "a bounce buffer and return at once; larger ones are zero-copy and wait for completion (0: never "
      "copy). Each endpoint has a pool of 32 such buffers, allocated on first use"},
-    {"SHMEM_OFI_AMO_BATCH", NULL, "auto", parse_auto_count, FIELD(ofi_amo_batch), "auto or a non-negative integer",
-     "network path, where non-fetching AMOs are windowed (tcp): in a run of non-fetching AMOs of one "
-     "kind to one PE on the default context, the first is sent at once and the next ones are gathered, "
-     "up to this many in one message; any other operation (a put, a get, a fetching AMO, quiet, a wait) "
-     "or the progress thread sends what is gathered (auto: as many as the provider takes in one atomic "
-     "message, at most 8, when calls are serialized and the progress thread runs; 0 or 1: one a message)"},
-    {"SHMEM_OFI_PUT_BATCH", NULL, "auto", parse_auto_count, FIELD(ofi_put_batch), "auto or a non-negative integer",
-     "network path, where small puts are posted without read-after-write ordering (tcp): a run of "
-     "puts to one PE on the default context, up to the inject size (64 B) in all, is gathered into "
-     "one message of at most this many puts; it leaves when a put to another PE or anything else "
-     "comes, the last one delivery-complete from quiet, or from the progress thread (auto: as many as "
-     "the provider takes in one write, at most 8, when calls are serialized and the progress thread "
-     "runs; 1: one a message, held until then; 0: none held)"},
+    {"SHMEM_OFI_GATHER", NULL, "auto", parse_auto_flag, FIELD(ofi_gather), "auto or a flag (" FLAG_FORMS ")",
+     "network path: puts up to SHMEM_OFI_GATHER_PUT and non-fetching AMOs of the default context are "
+     "gathered per target PE and sent as one message, which the target applies in one pass; a "
+     "buffer leaves when full, at quiet, fence and barriers, before a get or fetching AMO to its PE, "
+     "when the PE waits or tests, and from the progress thread once the PE stops calling (auto and "
+     "on: where the provider's atomics are CPU atomics at the target (tcp), calls are serialized "
+     "and the progress thread runs; alike on every PE)"},
+    {"SHMEM_OFI_GATHER_PUT", NULL, "512", parse_size_field, FIELD(ofi_gather_put),
+     "a size like SHMEM_SYMMETRIC_SIZE's",
+     "largest put gathered where SHMEM_OFI_GATHER is on (0: puts are not gathered, AMOs still are)"},
     {"SHMEM_OFI_TIMEOUT", NULL, "30", parse_count, FIELD(ofi_timeout), "a non-negative integer (seconds)",
      "a PE whose network path makes no progress towards a peer for this long (a transfer that does not "
      "complete, or a wait whose probes of the off-node peers go unanswered) ends the job with an error "

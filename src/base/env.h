@@ -23,8 +23,8 @@ struct shmemi_settings {
     long progress_interval_us; /* SHMEM_PROGRESS_INTERVAL: the thread's polls while the PE computes */
     int ofi_soft_amo;      /* SHMEM_OFI_ATOMICS=software */
     size_t ofi_bounce_size; /* SHMEM_OFI_BOUNCE_SIZE, bytes: largest put copied */
-    long ofi_amo_batch;    /* SHMEM_OFI_AMO_BATCH: -1 auto, 0/1 off, else AMOs a message at most */
-    long ofi_put_batch;    /* SHMEM_OFI_PUT_BATCH: -1 auto, 0 off, else puts a message at most */
+    int ofi_gather;        /* SHMEM_OFI_GATHER: -1 auto, 0 off, 1 on */
+    size_t ofi_gather_put; /* SHMEM_OFI_GATHER_PUT, bytes: largest put gathered */
     long ofi_timeout;      /* SHMEM_OFI_TIMEOUT, seconds; 0 = wait forever */
     unsigned ofi_force;    /* SHMEM_OFI_FORCE: SHMEMI_OFI_FORCE_* bits */
     size_t team_pool_size; /* SHMEM_TEAM_POOL_SIZE, bytes */

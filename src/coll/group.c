@@ -466,7 +466,9 @@ void shmemi_grp_put(const struct shmemi_group *g, int rank, int seg, size_t off,
         if (p != src)
             shmemi_copy(p, src, n);
     } else {
+        shmemi_tp_collective_puts++;
         shmemi_tp_put(SHMEM_CTX_DEFAULT, pe, seg, off, src, n, 0, g->routine);
+        shmemi_tp_collective_puts--;
     }
 }
 

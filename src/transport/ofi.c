@@ -82,7 +82,7 @@ void shmemi_ofi_open(const char *routine)
                                                &o->scratch_mr, routine);
     shmemi_ofi_publish(routine);
     shmemi_ofi_amo_query();
-    shmemi_ofi_put_query();
+    shmemi_gather_open(routine);
 }
 
 void shmemi_ofi_connect(const char *routine)
@@ -94,15 +94,9 @@ void shmemi_ofi_connect(const char *routine)
     if (shmemi_world.my_pe == 0 && shmemi_settings.info) {
         const struct fi_info *fi = o->info;
         uint32_t v = fi_version();
-        char gathered[96] = "";
-
-        if (o->put_batch)
-            snprintf(gathered, sizeof gathered,
-                     ", a run to one PE gathered up to %d (%zu B) a message, the last sent by quiet", o->put_batch,
-                     o->inject_size < SHMEMI_OFI_PUT_BATCH_BYTES ? o->inject_size : (size_t)SHMEMI_OFI_PUT_BATCH_BYTES);
         printf("Network path: libfabric %u.%u, provider %s (domain %s), chosen by %s\n"
                "  mr_mode 0x%x (%s addresses, %s keys), data progress %s, inject %zu B, bounce %zu B, fence %s,\n"
-               "  progress thread %s, calls %s; puts up to %zu B %s%s;\n  atomics: %s\n",
+               "  progress thread %s, calls %s; puts up to %zu B %s;\n  atomics: %s;\n  gathering: %s\n",
                FI_MAJOR(v), FI_MINOR(v), fi->fabric_attr->prov_name, fi->domain_attr->name,
                shmemi_ofi_choice_reason(), (unsigned)fi->domain_attr->mr_mode,
                fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? "virtual" : "offset",
@@ -117,7 +111,7 @@ void shmemi_ofi_connect(const char *routine)
                : o->posted          ? "and non-fetching atomics posted, flushed by quiet (reads ordered after writes)"
                : o->puts_posted     ? "posted, flushed by quiet (a read follows writes on a peer's connection)"
                                     : "and non-fetching atomics delivery-complete",
-               gathered, shmemi_ofi_amo_summary());
+               shmemi_ofi_amo_summary(), shmemi_gather_summary());
         shmemi_ofi_print_plan(stdout, fi, "  ");
         fflush(stdout);
     }
@@ -140,6 +134,7 @@ void shmemi_ofi_close(void)
                 shmemi_ofi_resolved_count(), shmemi_world.n_pes);
     shmemi_ofi_ctx_release();
     shmemi_ofi_ep_close(&o->main);
+    shmemi_gather_close();
     for (int i = 0; i < SHMEMI_OFI_NREG; i++)
         SHMEMI_OFI_CLOSE(o->mr[i]);
     SHMEMI_OFI_CLOSE(o->scratch_mr);

@@ -4,7 +4,8 @@
  * (the rest of the core reaches it through transport.h). Files: ofi.c
  * (bring-up), ofi_provider.c, ofi_ep.c, ofi_mr.c (registration, address
  * exchange), ofi_progress.c, ofi_liveness.c (lost peers), ofi_ctx.c
- * (contexts' endpoints), ofi_rma.c, ofi_amo.c, ofi_bounce.c, ofi_posted.c
+ * (contexts' endpoints), ofi_rma.c, ofi_amo.c, ofi_gather.c (puts and
+ * AMOs gathered per PE into messages), ofi_bounce.c, ofi_posted.c
  * (posted operations and their flush), ofi_local.c (what a provider
  * may require of the local side: registered buffers, operation
  * contexts; docs/providers.md). One fabric, domain and AV per
@@ -31,6 +32,7 @@
 #include "base/give_way.h"
 #include "base/world.h"
 #include "shmemi.h"
+#include "transport/ofi_gather.h"
 
 /* Bounce buffers for medium puts (ofi_bounce.c): a byte pool carved in
  * order and reset when every write of the endpoint has completed. */
@@ -94,35 +96,6 @@ struct shmemi_ofi_remote {
     uint64_t key;
 };
 
-/* Non-fetching AMOs gathered for one message (ofi_amo.c, "Gathered"):
- * n of one operation and datatype to one PE, from the default endpoint,
- * each with its operand and its place at the target. */
-#define SHMEMI_OFI_AMO_BATCH_MAX 8
-struct shmemi_ofi_amo_batch {
-    int n;                                          /* gathered, not yet sent */
-    int run;                                        /* the last way in was an AMO of this kind to pe */
-    int pe;
-    enum fi_op op;
-    enum fi_datatype dt;
-    const char *routine;                            /* the first AMO's */
-    uint64_t val[SHMEMI_OFI_AMO_BATCH_MAX];          /* operands, each at the start of its word */
-    struct fi_rma_ioc rma[SHMEMI_OFI_AMO_BATCH_MAX];
-};
-
-/* Small puts gathered for one message (ofi_rma.c, "Gathered puts"): n
- * puts to one PE from the default endpoint, their bytes one after
- * another in data, each with its place at the target. */
-#define SHMEMI_OFI_PUT_BATCH_MAX 8
-#define SHMEMI_OFI_PUT_BATCH_BYTES 64
-struct shmemi_ofi_put_batch {
-    int n;                                          /* gathered, not yet sent */
-    int pe;
-    size_t bytes;                                   /* of data */
-    const char *routine;                            /* the first put's */
-    unsigned char data[SHMEMI_OFI_PUT_BATCH_BYTES];
-    struct fi_rma_iov rma[SHMEMI_OFI_PUT_BATCH_MAX];
-};
-
 #define SHMEMI_OFI_ADDR_MAX 224 /* bytes of an endpoint address (fi_getname) */
 #define SHMEMI_OFI_NREG 2 /* registered regions: 0 heap (control region + heap), 1 data */
 
@@ -164,20 +137,10 @@ struct shmemi_ofi {
      * injected delivery-complete on the write counter and left to quiet,
      * at most SHMEMI_OFI_AMO_WINDOW of the endpoint's writes in flight. */
     int amo_windowed;
-    /* Windowed AMOs in a run to one PE gathered, up to this many a message
-     * (1: one each); what is gathered is sent when anything else enters
-     * (shmemi_ofi_enter) and by the progress thread. Only where calls are
-     * serialized and the thread runs. */
-    int amo_batch;
-    struct shmemi_ofi_amo_batch batch;
-    /* Small puts of the default context in a run to one PE gathered, up
-     * to this many a message (0: none gathered); what is gathered leaves
-     * when a put to another PE or anything else enters, the last ones
-     * delivery-complete from quiet, and by the progress thread. Where puts
-     * are posted without FI_ORDER_RAW (tcp;ofi_rxm), calls are serialized
-     * and the thread runs. */
-    int put_batch;
-    struct shmemi_ofi_put_batch puts;
+    /* The provider applies its atomics with CPU atomics at the target
+     * (tcp;ofi_rxm) and took FI_MSG: puts and non-fetching AMOs may be
+     * gathered into messages of Shoal's own (ofi_gather.c). */
+    int gather_capable;
     /* Posted non-fetching AMOs (ofi_posted.c) are injected: posted and an
      * inject size of 8 bytes at least. */
     int amo_posted;
@@ -318,6 +281,8 @@ static inline void shmemi_ofi_cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_o
     shmemi_ofi_cntr_wait_slack(e, c, 0, pe, routine);
 }
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine);
+/* The same but for gathered operations (fence: ofi_rma.c). */
+void shmemi_ofi_quiet_writes(struct shmemi_ofi_ep *e, const char *routine);
 /* ofi_amo.c: the endpoint was quieted for good (its context destroyed):
  * its mark of AMOs in flight to node-local peers is void. */
 void shmemi_ofi_local_writes_retired(struct shmemi_ofi_ep *e);
@@ -375,49 +340,13 @@ extern int shmemi_ofi_serial_lock;
 extern _Thread_local SHMEMI_OFI_TLS unsigned shmemi_ofi_serial_depth;
 void shmemi_ofi_serial_wait(void);
 
-/* ofi_amo.c, the lock held: send the gathered non-fetching AMOs; also
- * end their run, so that the next one leaves at once. */
-void shmemi_ofi_batch_send(void);
-void shmemi_ofi_batch_break(void);
-/* ofi_rma.c, the lock held: send the gathered puts (shmemi_ofi.puts.n),
- * as an operation other than a put to their PE finds them. */
-void shmemi_ofi_puts_send(void);
-/* Quiet's: send them delivery-complete, covering their PE's earlier writes. */
-void shmemi_ofi_puts_complete(void);
-/* ofi_rma.c: whether and how many puts are gathered (put_batch). */
-void shmemi_ofi_put_query(void);
-
-/* A way in for a non-fetching AMO, which may join the gathered ones. */
-static inline void shmemi_ofi_enter_gathering(void)
+/* Every way into this transport that reaches libfabric enters. */
+static inline void shmemi_ofi_enter(void)
 {
     if (!shmemi_ofi.serial || shmemi_ofi_serial_depth++)
         return;
     if (__atomic_exchange_n(&shmemi_ofi_serial_lock, 1, __ATOMIC_ACQUIRE))
         shmemi_ofi_serial_wait();
-}
-
-/* The way in for a put or a quiet of the default context, which take
- * the gathered puts themselves (ofi_rma.c): the gathered AMOs leave first. */
-static inline void shmemi_ofi_enter_keeping_puts(void)
-{
-    int outermost = shmemi_ofi.serial && !shmemi_ofi_serial_depth;
-
-    shmemi_ofi_enter_gathering();
-    if (outermost && __builtin_expect(shmemi_ofi.batch.run != 0, 0))
-        shmemi_ofi_batch_break();
-}
-
-/* Every other way in sends the gathered AMOs and puts first, so that
- * whatever follows them (a put, a flag after a fence, a quiet's flush, a
- * wait for a peer that needs them) is behind them on the endpoint. (At
- * most one of the two holds anything: each way in sends the other's.) */
-static inline void shmemi_ofi_enter(void)
-{
-    int outermost = shmemi_ofi.serial && !shmemi_ofi_serial_depth;
-
-    shmemi_ofi_enter_keeping_puts();
-    if (outermost && __builtin_expect(shmemi_ofi.puts.n != 0, 0))
-        shmemi_ofi_puts_send();
 }
 
 static inline void shmemi_ofi_leave(void)
@@ -567,10 +496,6 @@ void *shmemi_ofi_ctx_take(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, c
  * every counted operation also covers every slot handed out). */
 static inline void *shmemi_ofi_count_op(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, const char *routine)
 {
-    /* Gathered puts leave before anything else the default endpoint
-     * posts, even from inside a way in (an AMO, a nested call). */
-    if (__builtin_expect(shmemi_ofi.puts.n != 0, 0) && e == &shmemi_ofi.main)
-        shmemi_ofi_puts_send();
     if (__builtin_expect(shmemi_ofi.need_context, 0))
         return shmemi_ofi_ctx_take(e, c, routine);
     __atomic_fetch_add(&c->issued, 1, __ATOMIC_SEQ_CST);
@@ -652,7 +577,7 @@ static inline void shmemi_ofi_posted_serve(struct shmemi_ofi_ep *e)
  * peers' AMOs only when its window fills or it quiets, and where PEs
  * share CPUs its peers' windows wait for it meanwhile. Only there: with
  * a CPU each, random adds gained nothing and a stream to one PE lost 8%
- * (docs/design.md, "Gathered non-fetching AMOs"). */
+ * (measured before gathering took these AMOs: ca7f230). */
 static inline void shmemi_ofi_sent_serve(struct shmemi_ofi_ep *e)
 {
     unsigned n;

@@ -99,33 +99,6 @@ static int type_complete(enum fi_datatype dt, int is_float)
     return 1;
 }
 
-/* How many places one non-fetching atomic message of every native type
- * and operation may name: the provider's iov limits and
- * fi_atomicvalid's counts, at most SHMEMI_OFI_AMO_BATCH_MAX. */
-static int batch_limit(void)
-{
-    const struct fi_tx_attr *tx = shmemi_ofi.info->tx_attr;
-    size_t lim = SHMEMI_OFI_AMO_BATCH_MAX;
-
-    lim = tx->iov_limit < lim ? tx->iov_limit : lim;
-    lim = tx->rma_iov_limit < lim ? tx->rma_iov_limit : lim;
-    for (int i = 0; i < DT_N; i++) {
-        const struct shmemi_amo_fi_need *need = i >= DT_F32 ? shmemi_amo_fi_needs_float : shmemi_amo_fi_needs_int;
-        size_t n = i >= DT_F32 ? sizeof shmemi_amo_fi_needs_float / sizeof *need
-                               : sizeof shmemi_amo_fi_needs_int / sizeof *need;
-
-        if (!shmemi_ofi.amo_native[i])
-            continue;
-        for (size_t k = 0; k < n; k++) {
-            size_t count = 0;
-
-            if (need[k].call == 0 && fi_atomicvalid(shmemi_ofi.main.ep, fi_type[i], need[k].op, &count) == 0)
-                lim = count < lim ? count : lim;
-        }
-    }
-    return lim ? (int)lim : 1;
-}
-
 void shmemi_ofi_amo_query(void)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
@@ -139,16 +112,11 @@ void shmemi_ofi_amo_query(void)
     o->amo_posted = o->posted && o->inject_size >= sizeof(uint64_t);
     o->word_puts_atomic = o->amo_posted && !o->transmit_complete && !shmemi_settings.ofi_soft_amo &&
                           valid(0, FI_UINT64, FI_ATOMIC_WRITE);
-    /* Gathered only where the one lock keeps them (serialized calls) and
-     * the progress thread sends what a PE that stopped calling left. */
-    o->amo_batch = 1;
-    if (o->amo_windowed && o->serial &&
-        (shmemi_settings.progress_thread < 0 ? o->manual_progress : shmemi_settings.progress_thread)) {
-        long want = shmemi_settings.ofi_amo_batch;
-        int lim = batch_limit();
-
-        o->amo_batch = want < 0 || want > lim ? lim : want < 1 ? 1 : (int)want;
-    }
+    /* Gathered AMOs (ofi_gather.c) are applied by CPU atomics at the
+     * target: only where the provider's are too, libfabric's software
+     * atomics under rxm over tcp. */
+    o->gather_capable = (o->info->caps & FI_MSG) && !o->mr_local &&
+                        strcmp(o->info->fabric_attr->prov_name, "tcp;ofi_rxm") == 0;
 }
 
 const char *shmemi_ofi_amo_summary(void)
@@ -159,11 +127,8 @@ const char *shmemi_ofi_amo_summary(void)
 
     for (int i = 0; i < DT_N; i++)
         soft += !shmemi_ofi.amo_native[i];
-    if (!soft && shmemi_ofi.amo_windowed) {
-        snprintf(buf, sizeof buf, "provider atomics for every type, non-fetching ones windowed, %d a message at most",
-                 shmemi_ofi.amo_batch);
-        return buf;
-    }
+    if (!soft && shmemi_ofi.amo_windowed)
+        return "provider atomics for every type, non-fetching ones windowed";
     if (!soft)
         return shmemi_ofi.posted ? "provider atomics for every type, non-fetching ones posted and flushed"
                                  : "provider atomics for every type, non-fetching ones round trips";
@@ -246,110 +211,31 @@ static void injected_op(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, en
                     "fi_inject_atomic", pe, routine);
 }
 
-/* Windowed (not shm): one message of b->n AMOs. Room first, by waiting
- * until half the window is free, so a long stream waits once per half
- * window, not per message. */
-static void windowed_send(struct shmemi_ofi_ep *e, const struct shmemi_ofi_amo_batch *b)
-{
-    /* Without delivery completion, transmit completion asked for by name
-     * (the endpoint's default is the provider's: ofi.c). */
-    uint64_t done = shmemi_ofi.dc ? shmemi_ofi.dc : FI_TRANSMIT_COMPLETE;
-    struct fi_ioc ioc[SHMEMI_OFI_AMO_BATCH_MAX];
-    struct fi_msg_atomic msg = {.msg_iov = ioc, .iov_count = (size_t)b->n, .addr = shmemi_ofi_addr(b->pe),
-                                .rma_iov = b->rma, .rma_iov_count = (size_t)b->n, .datatype = b->dt, .op = b->op};
-
-    for (int i = 0; i < b->n; i++)
-        ioc[i] = (struct fi_ioc){.addr = (void *)&b->val[i], .count = 1};
-    if (__atomic_load_n(&e->w.issued, __ATOMIC_SEQ_CST) >=
-        __atomic_load_n(&e->w.seen, __ATOMIC_ACQUIRE) + SHMEMI_OFI_AMO_WINDOW)
-        shmemi_ofi_cntr_wait_slack(e, &e->w, SHMEMI_OFI_AMO_WINDOW / 2, b->pe, b->routine);
-    /* The operands are free on return; the counter moves once the target
-     * applied them (or, under transmit_complete, once they are sent). */
-    SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_atomicmsg(e->ep, &msg, FI_INJECT | done)), "fi_atomicmsg",
-                    b->pe, b->routine);
-    shmemi_ofi_written(e, b->pe);
-    shmemi_ofi_sent_serve(e);
-}
-
-/* ---- Gathered non-fetching AMOs ----
- * On tcp each windowed AMO is one send, and on loopback that system call
- * also runs the receiving side's TCP: a stream of adds costs the kernel's
- * send each, and the target's answer each. libfabric's atomic message
- * takes several places of one datatype and operation, each applied in
- * order (rxm takes 4). So in a run of non-fetching AMOs of one kind to
- * one PE from the default context, with nothing else between them, the
- * first leaves at once (gathers too if the AMO before it did: a stream)
- * and the next ones gather and leave together. A
- * non-fetching AMO is delivered by quiet, not on return, so what it
- * promises is unchanged: everything else that enters the transport ends
- * the run and sends what is gathered first (shmemi_ofi_enter), so quiet,
- * fence (free where writes are ordered: the next operation follows the
- * gathered ones), gets, fetching AMOs and waits find them sent, and the
- * progress thread sends them when the PE stops calling. A lone AMO (the
- * signal of a put-with-signal, a flag after a fence) leaves at once; in a
- * stream of increments to each PE in turn, each leaves when the next is
- * called (docs/design.md, "Gathered non-fetching AMOs"). */
-
-void shmemi_ofi_batch_send(void)
-{
-    /* Copied out first: the room wait may give the lock up, and whoever
-     * takes it must not send these again. */
-    struct shmemi_ofi_amo_batch b = shmemi_ofi.batch;
-
-    shmemi_ofi.batch.n = 0;
-    windowed_send(&shmemi_ofi.main, &b);
-}
-
-/* Reads only, unless a run is on: where calls are not serialized there
- * never is one, and threads calling here at once must not write. */
-void shmemi_ofi_batch_break(void)
-{
-    if (!shmemi_ofi.batch.run)
-        return;
-    if (shmemi_ofi.batch.n)
-        shmemi_ofi_batch_send();
-    shmemi_ofi.batch.run = 0;
-}
-
+/* Windowed (not shm): one message, left to quiet. Room first, by
+ * waiting until half the window is free, so a long stream waits once per
+ * half window, not per AMO. */
 static void windowed(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum shmemi_amo_op op,
                      enum fi_datatype dt, const void *value, const char *routine)
 {
-    struct shmemi_ofi *o = &shmemi_ofi;
-    struct shmemi_ofi_amo_batch one, *b = &o->batch; /* one: only the fields used below are set */
-    enum fi_op fop = fi_op_of(op);
-    /* Node-local peers of a mixed job are marked per AMO (mark_local_write). */
-    int gather = o->amo_batch > 1 && e == &o->main && !(shmemi_tp_peer(pe)->flags & SHMEMI_PEER_LOADSTORE);
-    /* The last way in was a gathered AMO too: a stream, whose next AMO
-     * (or quiet, or the progress thread) sends this one soon. */
-    int streaming = gather && b->run;
+    /* Without delivery completion, transmit completion asked for by name
+     * (the endpoint's default is the provider's: ofi.c). */
+    uint64_t done = shmemi_ofi.dc ? shmemi_ofi.dc : FI_TRANSMIT_COMPLETE, operand = 0;
+    struct fi_ioc ioc = {.addr = &operand, .count = 1};
+    struct fi_rma_ioc rma = {.count = 1};
+    struct fi_msg_atomic msg = {.msg_iov = &ioc, .iov_count = 1, .addr = shmemi_ofi_addr(pe), .rma_iov = &rma,
+                                .rma_iov_count = 1, .datatype = dt, .op = fi_op_of(op)};
 
-    if (e != &o->main || !(gather && b->run && b->pe == pe && b->op == fop && b->dt == dt)) {
-        /* Not the next of the run: end it. This one starts the next run
-         * in a stream, and leaves alone otherwise. */
-        if (e == &o->main)
-            shmemi_ofi_batch_break();
-        if (gather) {
-            b->run = 1;
-            b->pe = pe;
-            b->op = fop;
-            b->dt = dt;
-            b->routine = routine;
-        }
-        if (!streaming) {
-            one.n = 0;
-            one.pe = pe;
-            one.op = fop;
-            one.dt = dt;
-            one.routine = routine;
-            b = &one;
-        }
-    }
-    b->val[b->n] = 0;
-    memcpy(&b->val[b->n], value, dt_bytes(dt));
-    b->rma[b->n].addr = shmemi_ofi_raddr(pe, seg, off, &b->rma[b->n].key);
-    b->rma[b->n].count = 1;
-    if (++b->n >= (b == &one ? 1 : o->amo_batch))
-        b == &one ? windowed_send(e, b) : shmemi_ofi_batch_send();
+    memcpy(&operand, value, dt_bytes(dt));
+    rma.addr = shmemi_ofi_raddr(pe, seg, off, &rma.key);
+    if (__atomic_load_n(&e->w.issued, __ATOMIC_SEQ_CST) >=
+        __atomic_load_n(&e->w.seen, __ATOMIC_ACQUIRE) + SHMEMI_OFI_AMO_WINDOW)
+        shmemi_ofi_cntr_wait_slack(e, &e->w, SHMEMI_OFI_AMO_WINDOW / 2, pe, routine);
+    /* The operand is free on return; the counter moves once the target
+     * applied it (or, under transmit_complete, once it is sent). */
+    SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_atomicmsg(e->ep, &msg, FI_INJECT | done)), "fi_atomicmsg",
+                    pe, routine);
+    shmemi_ofi_written(e, pe);
+    shmemi_ofi_sent_serve(e);
 }
 
 /* The first non-fetching AMO to a PE after a flush (ofi_posted.c): a
@@ -499,10 +385,15 @@ static inline void amo_on(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, 
     struct shmemi_ofi *o = &shmemi_ofi;
     int i = dt_index(dtype);
 
-    if (fetch || !o->amo_native[i])
-        shmemi_ofi_batch_break();
     if (!o->amo_native[i]) {
         locked(e, pe, seg, off, op, dtype, value, cond, fetch, routine);
+        return;
+    }
+    /* The default context's, to a PE not mapped here: gathered (the
+     * node-local peers of a mixed job keep their marks, below). */
+    if (!fetch && shmemi_gather.on && e == &o->main && shmemi_gather_amo_op(op) &&
+        !(shmemi_tp_peer(pe)->flags & SHMEMI_PEER_LOADSTORE)) {
+        shmemi_gather_amo(pe, seg, off, op, dtype, value, routine);
         return;
     }
     if (fetch || !(o->posted || o->amo_windowed)) {
@@ -529,7 +420,7 @@ void shmemi_ofi_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_am
                     const void *value, const void *cond, void *fetch, int nbi, const char *routine)
 {
     (void)nbi;
-    shmemi_ofi_enter_gathering(); /* amo_on and windowed send the gathered AMOs where this one does not join */
+    shmemi_ofi_enter();
     amo_on(shmemi_ofi_ctx_ep(ctx), pe, seg, off, op, dtype, value, cond, fetch, routine);
     shmemi_ofi_leave();
 }

@@ -29,6 +29,8 @@ static void cq_error(struct shmemi_ofi_ep *e, const char *routine)
     if (fi_cq_readerr(e->cq, &err, 0) < 1)
         shmemi_fatal(routine, "a libfabric operation failed (provider %s), no detail available",
                      shmemi_ofi.info->fabric_attr->prov_name);
+    if (shmemi_gather_pe_of(err.op_context) >= 0)
+        pe = shmemi_gather_pe_of(err.op_context);
     if (shmemi_ofi_probe_pe_of(err.op_context) >= 0) {
         /* A probe of a peer that is gone: the launcher is usually ending
          * the job already; if not, the timeout names the peer. */
@@ -47,19 +49,32 @@ static void cq_error(struct shmemi_ofi_ep *e, const char *routine)
 }
 
 /* Reading the queue is what drives a manual-progress provider. Only
- * errors and the liveness probes' reads arrive here (selective
- * completion, no receives posted). Returns the entries read. */
+ * errors, the liveness probes' reads and, on the default endpoint, the
+ * sends and receives of gathered messages (ofi_gather.c) arrive here
+ * (selective completion). Returns the entries read. */
 ssize_t shmemi_ofi_ep_poll(struct shmemi_ofi_ep *e)
 {
     struct fi_cq_entry ent[4];
-    ssize_t n = fi_cq_read(e->cq, ent, 4);
+    /* Gathered messages are applied in the order they arrive: where
+     * threads may poll at once, one reads and applies at a time (the
+     * others have nothing to do meanwhile). */
+    int ordered = e == &shmemi_ofi.main && shmemi_gather.receiving && !shmemi_ofi.serial;
+    ssize_t n;
 
+    if (ordered && pthread_mutex_trylock(&shmemi_gather.rx_lock))
+        return 0;
+    n = fi_cq_read(e->cq, ent, 4);
     if (n == -FI_EAVAIL) {
+        if (ordered)
+            pthread_mutex_unlock(&shmemi_gather.rx_lock);
         cq_error(e, shmemi_ofi_last_routine ? shmemi_ofi_last_routine : "shmem (network progress)");
         return 1;
     }
     for (ssize_t i = 0; i < n; i++)
-        shmemi_ofi_probe_done(ent[i].op_context);
+        if (!shmemi_gather_completed(ent[i].op_context))
+            shmemi_ofi_probe_done(ent[i].op_context);
+    if (ordered)
+        pthread_mutex_unlock(&shmemi_gather.rx_lock);
     return n > 0 ? n : 0;
 }
 
@@ -172,8 +187,12 @@ void shmemi_ofi_wait_step(unsigned spins)
         }
     }
     /* Peers' operations arrive at the default endpoint; the others hold
-     * only this PE's own operations, and their waits poll them. */
+     * only this PE's own operations, and their waits poll them. What
+     * this PE gathered leaves first: the peer it waits for may be waiting
+     * for it (a put, then a wait for the answer). */
     shmemi_ofi_enter();
+    if (__builtin_expect(shmemi_gather.gathering != 0, 0))
+        shmemi_gather_send_all(shmemi_ofi_last_routine ? shmemi_ofi_last_routine : "shmem_wait_until");
     if (spins != 1 && spins % SHMEMI_OFI_POLL_EVERY) {
         if (shmemi_ofi.spaced_polls)
             spaced_poll();
@@ -199,6 +218,8 @@ void shmemi_ofi_test_step(void)
     if (!shmemi_ofi.main.ep)
         return;
     shmemi_ofi_enter();
+    if (__builtin_expect(shmemi_gather.gathering != 0, 0))
+        shmemi_gather_send_all("shmem_test");
     if (++tests % SHMEMI_OFI_POLL_EVERY) {
         shmemi_ofi_mark_polled();
         shmemi_ofi_ep_poll(&shmemi_ofi.main);
@@ -274,9 +295,12 @@ static void cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint6
         if (spaced)
             pause_for(shmemi_now_ns() - polled_at);
         /* Peers' operations arrive at the default endpoint: serve them on
-         * every poll while waiting on another. Errors, the other
-         * endpoints and the liveness clock every POLL_EVERY-th poll. */
-        if (e != &shmemi_ofi.main)
+         * every poll while waiting on another, and while waiting on it
+         * where peers' gathered messages arrive as completions there (a
+         * peer's fetch from here may be waiting for them to be applied).
+         * Errors, the other endpoints and the liveness clock every
+         * POLL_EVERY-th poll. */
+        if (e != &shmemi_ofi.main || shmemi_gather.receiving)
             shmemi_ofi_ep_poll(&shmemi_ofi.main);
         if (spins % SHMEMI_OFI_POLL_EVERY == 0) {
             if (fi_cntr_readerr(c->cntr) > 0) {
@@ -319,8 +343,13 @@ void shmemi_ofi_round_trip_wait(struct shmemi_ofi_ep *e, int pe, const char *rou
 
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
 {
-    if (e == &shmemi_ofi.main && shmemi_ofi.puts.n)
-        shmemi_ofi_puts_complete();
+    if (e == &shmemi_ofi.main)
+        shmemi_gather_quiet(routine);
+    shmemi_ofi_quiet_writes(e, routine);
+}
+
+void shmemi_ofi_quiet_writes(struct shmemi_ofi_ep *e, const char *routine)
+{
     shmemi_ofi_posted_flush(e, routine);
     shmemi_ofi_cntr_wait(e, &e->w, -1, routine);
     shmemi_ofi_cntr_wait(e, &e->r, -1, routine);
@@ -363,17 +392,21 @@ static void *progress_main(void *arg)
         if (turn++ % 8 == 0)
             crowded = shmemi_crowd_vote(&looks, shmemi_node_crowded(NULL, 0));
         if (__atomic_exchange_n(&shmemi_ofi_polled, 0, __ATOMIC_RELAXED)) {
+            /* A PE that calls without ever reaching a completion point
+             * (it polls a peer's word with fetching AMOs) still sends what
+             * it gathered, once it gathers no more. */
+            if (shmemi_gather.gathering && shmemi_ofi_try_enter()) {
+                shmemi_gather_idle();
+                shmemi_ofi_leave();
+            }
             nanosleep(&polling, NULL);
             continue;
         }
         /* Not while the PE is in libfabric under FI_THREAD_DOMAIN: it
          * polls by itself then. */
         if (shmemi_ofi_try_enter()) {
-            /* The PE stopped calling: the AMOs it gathered leave, and its
-             * stream has ended (its next AMO leaves at once). */
-            shmemi_ofi_batch_break();
-            if (shmemi_ofi.puts.n) /* or puts */
-                shmemi_ofi_puts_send();
+            /* What a PE that stopped calling gathered leaves. */
+            shmemi_gather_idle();
             shmemi_ofi_poll_all();
             shmemi_ofi_leave();
         }
@@ -393,8 +426,7 @@ void shmemi_ofi_progress_thread_start(void)
     atomic_store(&progress_stop, 0);
     if (pthread_create(&progress_tid, NULL, progress_main, NULL) != 0) {
         shmemi_warn("shmem_init", "cannot start the progress thread; progress comes from library calls only");
-        shmemi_ofi.amo_batch = 1; /* nothing would send what a PE gathered and left */
-        shmemi_ofi.put_batch = 0;
+        shmemi_gather.on = 0; /* nothing would send what a PE gathered and left */
         return;
     }
     progress_running = 1;

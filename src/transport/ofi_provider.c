@@ -74,9 +74,12 @@ static struct fi_info *with_remote_write_count(struct fi_info *pick);
 
 /* The chosen provider, refined: each step asks it again for one more
  * thing and keeps the answer only if the same provider gives it. */
+static struct fi_info *with_messages(struct fi_info *pick);
+
 static struct fi_info *refined(struct fi_info *pick)
 {
-    return with_remote_write_count(with_serial_calls(with_own_progress(with_flush_fence(with_write_order(pick)))));
+    return with_remote_write_count(
+        with_serial_calls(with_own_progress(with_flush_fence(with_write_order(with_messages(pick))))));
 }
 
 /* The providers usable here and the one a job would choose (shoal-info). */
@@ -163,7 +166,7 @@ static struct fi_info *hints_keeping(const struct fi_info *pick)
 
     if (hints) {
         hints->tx_attr->msg_order = pick->tx_attr->msg_order;
-        hints->caps |= pick->caps & FI_FENCE;
+        hints->caps |= pick->caps & (FI_FENCE | FI_MSG);
     }
     return hints;
 }
@@ -190,6 +193,7 @@ static struct fi_info *with_write_order(struct fi_info *pick)
     if (!hints)
         return pick;
     hints->tx_attr->msg_order = SHMEMI_OFI_WRITE_ORDER;
+    hints->caps |= pick->caps & FI_MSG;
     return ask_again(pick, hints, keeps_write_order);
 }
 
@@ -204,6 +208,29 @@ static struct fi_info *ask_again_with_cap(struct fi_info *pick, uint64_t cap,
         return pick;
     hints->caps |= cap;
     return ask_again(pick, hints, keeps);
+}
+
+/* tcp;ofi_rxm, asked first for messages too (FI_MSG): gathered puts and
+ * AMOs travel as messages of Shoal's own (ofi_gather.c). Not with
+ * SHMEM_OFI_GATHER=off, and kept only if the same provider answers. */
+static int rxm_over_tcp(const struct fi_info *fi);
+
+static int keeps_messages(const struct fi_info *got, const struct fi_info *pick)
+{
+    return (got->caps & FI_MSG) && got->tx_attr->inject_size == pick->tx_attr->inject_size;
+}
+
+static struct fi_info *with_messages(struct fi_info *pick)
+{
+    struct fi_info *hints;
+
+    if (shmemi_settings.ofi_gather == 0 || !rxm_over_tcp(pick) || (pick->caps & FI_MSG))
+        return pick;
+    hints = hints_keeping(pick);
+    if (!hints)
+        return pick;
+    hints->caps |= FI_MSG;
+    return ask_again(pick, hints, keeps_messages);
 }
 
 /* sockets, asked for manual data progress: Shoal's waits and its progress

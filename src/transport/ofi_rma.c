@@ -53,6 +53,8 @@ static void wait_reads(struct shmemi_ofi_ep *e, int pe, const char *routine)
 
 void shmemi_ofi_writes_visible(struct shmemi_ofi_ep *e, int pe, const char *routine)
 {
+    if (e == &shmemi_ofi.main)
+        shmemi_gather_before_read(pe, routine);
     if (shmemi_ofi.raw)
         return; /* the read is ordered after them */
     if (shmemi_ofi.transmit_complete && shmemi_ofi_posted_pending(e))
@@ -88,103 +90,6 @@ static ssize_t rma_direct(struct shmemi_ofi_ep *e, int is_read, void *buf, size_
     return is_read ? fi_readmsg(e->ep, &msg, 0) : fi_writemsg(e->ep, &msg, 0);
 }
 
-/* ---- Gathered puts ----
- * On tcp each put is one send, and on loopback that system call also
- * runs the receiving side's TCP: a stream of 8-byte puts costs the
- * kernel's send each (6 us here). A write message of tcp;ofi_rxm takes
- * up to 4 places at the target, its bytes one after another, placed in
- * order. So a run of small puts to one PE from the default context is
- * gathered, up to put_batch puts and 64 bytes (the inject size) a
- * message, and leaves as one posted write (FI_INJECT_COMPLETE) when a put
- * to another PE or one that does not fit comes, or anything else enters
- * (shmemi_ofi_enter; shmemi_ofi_count_op for a post from inside a way
- * in): a get, an AMO, a flag after a fence, a wait all find it sent
- * before them. The progress thread sends it when the PE stops calling.
- * Quiet sends the last gathered puts delivery-complete: their ack also
- * proves the earlier writes to that PE applied (one connection, placed
- * in order: ofi_posted.c), so it needs no flush read, and a window of
- * puts + quiet is one round trip, as a lone put + quiet was. A put
- * returns once its bytes are copied, as an injected one did. */
-
-static void puts_post(struct shmemi_ofi_put_batch *b, uint64_t flags)
-{
-    struct shmemi_ofi_ep *e = &shmemi_ofi.main;
-    struct iovec iov = {.iov_base = b->data, .iov_len = b->bytes};
-    struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = shmemi_ofi_addr(b->pe), .rma_iov = b->rma,
-                             .rma_iov_count = (size_t)b->n};
-
-    SHMEMI_OFI_POST(e, &e->w, (msg.context = op_ctx, fi_writemsg(e->ep, &msg, flags)), "fi_writemsg(FI_INJECT)",
-                    b->pe, b->routine);
-}
-
-/* Send what is gathered as a lone put would leave (ofi_posted.c): the
- * first to its PE since the last flush tracked (delivery-complete), else
- * posted. Posted too when more puts to that PE follow: their flush or
- * their own delivery will cover these. Copied out and cleared first: a
- * post that must wait may let the progress thread in. */
-static void puts_release(int more_to_pe)
-{
-    struct shmemi_ofi_put_batch b = shmemi_ofi.puts;
-    struct shmemi_ofi_ep *e = &shmemi_ofi.main;
-    int first = !shmemi_ofi_post_this(e, b.pe);
-
-    shmemi_ofi.puts.n = 0;
-    if (first && !more_to_pe) {
-        puts_post(&b, FI_INJECT | FI_DELIVERY_COMPLETE);
-        return;
-    }
-    puts_post(&b, FI_INJECT | FI_INJECT_COMPLETE);
-    shmemi_ofi_posted_mark(e, b.pe);
-}
-
-void shmemi_ofi_puts_send(void)
-{
-    puts_release(0);
-}
-
-void shmemi_ofi_puts_complete(void)
-{
-    struct shmemi_ofi_put_batch b = shmemi_ofi.puts;
-    struct shmemi_ofi_ep *e = &shmemi_ofi.main;
-
-    shmemi_ofi.puts.n = 0;
-    puts_post(&b, FI_INJECT | FI_DELIVERY_COMPLETE);
-    /* Covered by this write's delivery (calls are serialized here). */
-    __atomic_fetch_and(&e->posted.dirty[b.pe >> 6], ~((uint64_t)1 << (b.pe & 63)), __ATOMIC_SEQ_CST);
-}
-
-static void gather_put(int pe, uint64_t raddr, uint64_t key, const void *src, size_t n, const char *routine)
-{
-    struct shmemi_ofi_put_batch *b = &shmemi_ofi.puts;
-    size_t room = shmemi_ofi.inject_size < sizeof b->data ? shmemi_ofi.inject_size : sizeof b->data;
-
-    if (b->n && (b->pe != pe || b->n == shmemi_ofi.put_batch || b->bytes + n > room))
-        puts_release(b->pe == pe);
-    if (!b->n) {
-        b->pe = pe;
-        b->bytes = 0;
-        b->routine = routine;
-    }
-    memcpy(b->data + b->bytes, src, n);
-    b->rma[b->n] = (struct fi_rma_iov){.addr = raddr, .len = n, .key = key};
-    b->bytes += n;
-    b->n++;
-}
-
-void shmemi_ofi_put_query(void)
-{
-    struct shmemi_ofi *o = &shmemi_ofi;
-    const struct fi_tx_attr *tx = o->info->tx_attr;
-    long want = shmemi_settings.ofi_put_batch;
-    size_t lim = SHMEMI_OFI_PUT_BATCH_MAX;
-
-    lim = tx->rma_iov_limit < lim ? tx->rma_iov_limit : lim;
-    o->put_batch = 0;
-    if (o->puts_posted && !o->posted && !o->transmit_complete && o->serial && lim >= 1 &&
-        (shmemi_settings.progress_thread < 0 ? o->manual_progress : shmemi_settings.progress_thread))
-        o->put_batch = want < 0 || (size_t)want > lim ? (int)lim : (int)want;
-}
-
 /* A put small enough to inject: the source is free on return. */
 static void inject_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t key, const void *src, size_t n,
                        const char *routine)
@@ -195,10 +100,6 @@ static void inject_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t
     struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = shmemi_ofi_addr(pe), .rma_iov = &rma,
                              .rma_iov_count = 1};
 
-    if (o->put_batch && e == &o->main && n && n <= sizeof o->puts.data) {
-        gather_put(pe, raddr, key, src, n, routine);
-        return;
-    }
     if (o->transmit_complete || (o->puts_posted && shmemi_ofi_post_this(e, pe))) {
         /* Counted once taken; quiet's flush completes it. A completion is
          * asked for explicitly where not posted on shm: tcp;ofi_rxm loses
@@ -245,10 +146,21 @@ static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const v
                    const char *routine)
 {
     struct shmemi_ofi *o = &shmemi_ofi;
-    uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+    uint64_t key, raddr;
     void *desc = NULL;
     struct fid_mr *mr = NULL;
 
+    /* Small puts of the default context to a PE not mapped here, but not
+     * a collective's: its next step is a flag to the same PE, which would
+     * then wait for the message to be applied (ofi_gather.c). */
+    if (shmemi_gather.on && e == &o->main && n && n <= shmemi_gather.put_max && !shmemi_tp_collective_puts &&
+        !(shmemi_tp_peer(pe)->flags & SHMEMI_PEER_LOADSTORE)) {
+        shmemi_gather_put(pe, seg, off, src, n, routine);
+        return;
+    }
+    if (e == &o->main)
+        shmemi_gather_before_direct_write(pe, routine);
+    raddr = shmemi_ofi_raddr(pe, seg, off, &key);
     if (n <= o->inject_size) {
         inject_put(e, pe, raddr, key, src, n, routine);
         return;
@@ -364,7 +276,7 @@ static void get_ep(struct shmemi_ofi_ep *e, void *dst, int pe, int seg, size_t o
 static void ofi_put(shmem_ctx_t ctx, int pe, int seg, size_t off, const void *src, size_t n, int nbi,
                     const char *routine)
 {
-    shmemi_ofi_enter_keeping_puts();
+    shmemi_ofi_enter();
     put_ep(shmemi_ofi_ctx_ep(ctx), pe, seg, off, src, n, nbi, routine);
     shmemi_ofi_leave();
 }
@@ -379,16 +291,23 @@ static void ofi_get(shmem_ctx_t ctx, void *dst, int pe, int seg, size_t off, siz
 
 static void ofi_fence(shmem_ctx_t ctx)
 {
-    if (shmemi_ofi.ordered_writes)
+    int dflt = ctx == SHMEM_CTX_DEFAULT || !ctx;
+
+    if (shmemi_ofi.ordered_writes && !(dflt && shmemi_gather.on))
         return;
     shmemi_ofi_enter();
-    shmemi_ofi_quiet_ep(shmemi_ofi_ctx_ep(ctx), "shmem_fence");
+    /* Gathered operations wait only for a write that is not gathered
+     * (ofi_gather.c); the rest of the context's writes complete here. */
+    if (dflt)
+        shmemi_gather_fence();
+    if (!shmemi_ofi.ordered_writes)
+        shmemi_ofi_quiet_writes(shmemi_ofi_ctx_ep(ctx), "shmem_fence");
     shmemi_ofi_leave();
 }
 
 static void ofi_quiet(shmem_ctx_t ctx)
 {
-    shmemi_ofi_enter_keeping_puts();
+    shmemi_ofi_enter();
     shmemi_ofi_quiet_ep(shmemi_ofi_ctx_ep(ctx), "shmem_quiet");
     shmemi_ofi_leave();
 }

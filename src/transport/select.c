@@ -27,6 +27,7 @@
 #include "transport/transport.h"
 
 struct shmemi_tp shmemi_tp;
+_Thread_local int shmemi_tp_collective_puts;
 
 static int ofi_open;
 static int *peer_local; /* [pe] in this PE's (virtual) node */

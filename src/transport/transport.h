@@ -143,6 +143,11 @@ static inline void *shmemi_tp_cpu_amo_addr(int pe, int seg, size_t off)
     return (p->flags & SHMEMI_PEER_CPU_AMO) && p->base[seg] ? p->base[seg] + off : NULL;
 }
 
+/* Nonzero while a collective puts (coll/group.c): its puts leave at once,
+ * not gathered, since its next step is a flag to the same PE
+ * (transport/ofi_gather.c). */
+extern _Thread_local __attribute__((tls_model("initial-exec"), visibility("hidden"))) int shmemi_tp_collective_puts;
+
 /* ---- operations: one dispatch, peer -> ops -> function ---- */
 
 static inline void shmemi_tp_put(shmem_ctx_t ctx, int pe, int seg, size_t off, const void *src, size_t n,

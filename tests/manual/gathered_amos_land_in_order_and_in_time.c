@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Non-fetching AMOs that a network path may gather into one message
- * (docs/design.md, "Gathered non-fetching AMOs"): each PE sends the next
+ * (docs/design.md, "Gathering"): each PE sends the next
  * PE streams whose consecutive AMOs name different words, in the heap and
  * in static data (different registrations), with different operands;
  * then, where it matters, what follows them must find them applied:

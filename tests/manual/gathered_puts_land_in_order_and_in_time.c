@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Small puts that a network path may gather into one message
- * (docs/design.md, "Gathered puts"): each PE sends the next PE streams of
+ * (docs/design.md, "Gathering"): each PE sends the next PE streams of
  * puts of 1 to 200 bytes (some too large to gather) to places in the heap
  * and in static data, some overwriting bytes an earlier put of the stream
  * wrote; then what follows them must find them applied, in order:
