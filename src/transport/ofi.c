@@ -18,10 +18,11 @@ struct shmemi_ofi shmemi_ofi;
 /* Provider settings Shoal chooses unless the user did (before the first
  * libfabric call, which reads them). tcp;ofi_rxm keeps, per endpoint, two
  * pools of 1024 buffers of FI_OFI_RXM_BUFFER_SIZE bytes (16 KiB by
- * default): 87 MB of a PE's 89 MB. Shoal sends no messages; those buffers
- * carry only rxm's emulated atomics (operands of at most 16 bytes) and
- * RMA bookkeeping, so 4 KiB is ample and a PE holds 26 MB (docs/
- * performance.md, "Start-up and memory at scale"). */
+ * default): 87 MB of a PE's 89 MB. Those buffers carry rxm's emulated
+ * atomics (operands of at most 16 bytes), RMA bookkeeping and Shoal's
+ * gathered messages, which are sized to fit (ofi_gather.c), so 4 KiB is
+ * ample and a PE holds 26 MB (docs/performance.md, "Start-up and memory
+ * at scale"). */
 static void provider_defaults(void)
 {
     setenv("FI_OFI_RXM_BUFFER_SIZE", "4096", 0);

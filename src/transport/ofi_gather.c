@@ -10,9 +10,9 @@
  * next quiet, fence, barrier, or an operation whose order needs it, so:
  *
  * What is held: per target PE, one send buffer of records (a put's place
- * and bytes, an AMO's place, operation, type and operand), from a pool of
- * SHMEMI_GATHER_SENDS; a PE that needs one when none is free sends the
- * fullest.
+ * and bytes, an AMO's place, operation, type and operand) of up to rxm's
+ * eager limit, from a pool of SHMEMI_GATHER_SENDS; a PE that needs one
+ * when none is free sends the fullest.
  *
  * When it leaves: when full; at quiet (fence and barriers quiet here);
  * before a get or fetching AMO to that PE (shmemi_gather_settle, which
@@ -230,11 +230,11 @@ static void received(struct shmemi_gather_buf *b)
     } else {
         /* Applied in the order received (ep_poll reads and dispatches
          * under rx_lock where calls are not serialized), then counted. */
-        /* Applied in the order sent: tcp;ofi_rxm has completed a
-         * message before the one sent ahead of it (seen early in a run,
-         * as connections form), so a message that comes early is held,
-         * copied, until those before it are applied. Each PE has at most
-         * SHMEMI_GATHER_AHEAD unapplied messages out to a PE: held
+        /* Applied in the order sent. A provider need not complete
+         * receives in that order (rxm did not for a message above its
+         * eager limit, sent in segments), so one that comes early is
+         * held, copied, until those before it are applied. A PE has at
+         * most SHMEMI_GATHER_AHEAD unapplied messages out to a PE: held
          * copies stay few. (ep_poll reads and dispatches under rx_lock
          * where calls are not serialized.) */
         if (seq != g->applied[src] + 1)
@@ -333,7 +333,6 @@ static void wait_for(int (*done)(int), int pe, const char *routine)
         if (++spins % SHMEMI_OFI_POLL_EVERY == 0) {
             int who = pe >= 0 ? pe : first_unacked();
 
-            shmemi_gather_retry();
             shmemi_ofi_progress();
             shmemi_ofi_stall_check(&st, __atomic_load_n(&g->unacked, __ATOMIC_RELAXED) ^
                                             (who >= 0 ? (uint64_t)g->acked[who] << 32 : 0),
@@ -457,12 +456,12 @@ static uint64_t *room(int pe, size_t need, const char *routine)
 
     if (g->buf_of[pe]) {
         b = buf_at(g->buf_of[pe]);
-        if (b->used + need <= sizeof b->data)
+        if (b->used + need <= g->msg_bytes)
             goto found;
         send_buf(b, 1, routine);
         if (g->buf_of[pe]) { /* another thread began a new one meanwhile */
             b = buf_at(g->buf_of[pe]);
-            if (b->used + need <= sizeof b->data)
+            if (b->used + need <= g->msg_bytes)
                 goto found;
         }
     }
@@ -551,10 +550,7 @@ void shmemi_gather_idle(void)
 {
     struct shmemi_gather *g = &shmemi_gather;
 
-    if (!g->on)
-        return;
-    shmemi_gather_retry();
-    if (!g->gathering || g->waiting)
+    if (!g->on || !g->gathering || g->waiting)
         return;
     /* Gathering still: the PE is calling (sends stand at their turns). */
     if (g->touched) {
@@ -601,9 +597,16 @@ void shmemi_gather_open(const char *routine)
     g->buf_of = calloc(n, 1);
     if (!g->send || !g->buf_of)
         shmemi_fatal(routine, "out of memory (gathering)");
+    {
+        const char *rxm = getenv("FI_OFI_RXM_BUFFER_SIZE");
+        long eager = rxm ? atol(rxm) : 0;
+
+        g->msg_bytes = eager >= 512 && (size_t)eager < sizeof g->send->data ? (size_t)eager & ~(size_t)7
+                                                                          : sizeof g->send->data;
+    }
     g->put_max = shmemi_settings.ofi_gather_put;
-    if (g->put_max > sizeof g->send->data - (HDR_WORDS + 1) * sizeof(uint64_t))
-        g->put_max = sizeof g->send->data - (HDR_WORDS + 1) * sizeof(uint64_t);
+    if (g->put_max > g->msg_bytes - (HDR_WORDS + 1) * sizeof(uint64_t))
+        g->put_max = g->msg_bytes - (HDR_WORDS + 1) * sizeof(uint64_t);
     g->on = 1;
 }
 
@@ -635,8 +638,8 @@ const char *shmemi_gather_summary(void)
 
     if (g->on)
         snprintf(buf, sizeof buf,
-                 "puts up to %zu B and non-fetching AMOs of the default context gathered per PE, %d B a message",
-                 g->put_max, SHMEMI_GATHER_MSG_BYTES);
+                 "puts up to %zu B and non-fetching AMOs of the default context gathered per PE, %zu B a message",
+                 g->put_max, g->msg_bytes);
     else
         snprintf(buf, sizeof buf, "no gathering%s", g->receiving ? " here (peers' gathered messages received)" : "");
     return buf;

@@ -16,7 +16,10 @@
 
 #include "shmemi.h"
 
-/* A message: one eager send on tcp;ofi_rxm (its buffers are 16 KiB). */
+/* A message at most; less where rxm's eager limit is lower (its buffer
+ * size, FI_OFI_RXM_BUFFER_SIZE: 4 KiB unless the user sets it, ofi.c). A
+ * larger message is sent in segments, which rxm completed after a
+ * smaller message sent behind it. */
 #define SHMEMI_GATHER_MSG_BYTES 8192
 /* Send buffers, gathering or in flight: the memory is bounded by this,
  * not by the number of PEs. */
@@ -41,6 +44,7 @@ struct shmemi_gather {
     int on;                          /* this PE gathers (sends messages) */
     int receiving;                   /* receives are posted: peers may gather here */
     size_t put_max;                  /* largest put gathered */
+    size_t msg_bytes;                /* a message's size at most: rxm's eager limit */
     struct shmemi_gather_buf *send;  /* [SHMEMI_GATHER_SENDS] */
     struct shmemi_gather_buf *recv;  /* [SHMEMI_GATHER_RECVS] */
     uint8_t *buf_of;                 /* [n_pes]: 1 + the send buffer gathering for the PE; 0: none */

@@ -73,6 +73,9 @@ ssize_t shmemi_ofi_ep_poll(struct shmemi_ofi_ep *e)
     for (ssize_t i = 0; i < n; i++)
         if (!shmemi_gather_completed(ent[i].op_context))
             shmemi_ofi_probe_done(ent[i].op_context);
+    /* Acknowledgements and receives a busy provider refused before. */
+    if (e == &shmemi_ofi.main && (shmemi_gather.acks_owed || shmemi_gather.recvs_unposted))
+        shmemi_gather_retry();
     if (ordered)
         pthread_mutex_unlock(&shmemi_gather.rx_lock);
     return n > 0 ? n : 0;
@@ -268,6 +271,10 @@ static void pause_for(uint64_t ns)
         shmemi_cpu_relax();
 }
 
+/* Counter waits between two polls of the default endpoint's queue. */
+#define SHMEMI_OFI_WAITS_PER_POLL 8
+static _Thread_local SHMEMI_OFI_TLS unsigned waits_done;
+
 /* `spaced`: polls are paced (shmemi_ofi_round_trip_wait). */
 static void cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint64_t slack, int spaced, int pe,
                       const char *routine)
@@ -295,12 +302,12 @@ static void cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint6
         if (spaced)
             pause_for(shmemi_now_ns() - polled_at);
         /* Peers' operations arrive at the default endpoint: serve them on
-         * every poll while waiting on another, and while waiting on it
-         * where peers' gathered messages arrive as completions there (a
-         * peer's fetch from here may be waiting for them to be applied).
-         * Errors, the other endpoints and the liveness clock every
-         * POLL_EVERY-th poll. */
-        if (e != &shmemi_ofi.main || shmemi_gather.receiving)
+         * every poll while waiting on another, and every 4th while waiting
+         * on it where peers' gathered messages arrive as completions there
+         * (a peer's fetch from here may be waiting for them to be applied;
+         * reading the counter already drives the provider). Errors, the
+         * other endpoints and the liveness clock every POLL_EVERY-th poll. */
+        if (e != &shmemi_ofi.main || (shmemi_gather.receiving && spins % 4 == 0))
             shmemi_ofi_ep_poll(&shmemi_ofi.main);
         if (spins % SHMEMI_OFI_POLL_EVERY == 0) {
             if (fi_cntr_readerr(c->cntr) > 0) {
@@ -319,6 +326,11 @@ static void cntr_wait(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint6
     }
     if (spins)
         shmemi_wait_leave(&rec);
+    /* A PE that only makes round trips, each done within a spin or two
+     * (a lock's fetches in a loop), still applies its peers' gathered
+     * messages, which arrive as completions of the default endpoint. */
+    if (shmemi_gather.receiving && ++waits_done % SHMEMI_OFI_WAITS_PER_POLL == 0)
+        shmemi_ofi_ep_poll(&shmemi_ofi.main);
 }
 
 void shmemi_ofi_cntr_wait_slack(struct shmemi_ofi_ep *e, struct shmemi_ofi_count *c, uint64_t slack, int pe,
@@ -392,11 +404,13 @@ static void *progress_main(void *arg)
         if (turn++ % 8 == 0)
             crowded = shmemi_crowd_vote(&looks, shmemi_node_crowded(NULL, 0));
         if (__atomic_exchange_n(&shmemi_ofi_polled, 0, __ATOMIC_RELAXED)) {
-            /* A PE that calls without ever reaching a completion point
-             * (it polls a peer's word with fetching AMOs) still sends what
-             * it gathered, once it gathers no more. */
-            if (shmemi_gather.gathering && shmemi_ofi_try_enter()) {
+            /* A PE that calls without reaching a completion point (it
+             * polls a peer's word with fetching AMOs) still sends what it
+             * gathered, once it gathers no more, and applies its peers'
+             * messages now and then. */
+            if (shmemi_gather.receiving && (shmemi_gather.gathering || turn % 4 == 0) && shmemi_ofi_try_enter()) {
                 shmemi_gather_idle();
+                shmemi_ofi_ep_poll(&shmemi_ofi.main);
                 shmemi_ofi_leave();
             }
             nanosleep(&polling, NULL);
