@@ -18,26 +18,28 @@ bench/build_sos.sh), or `ompi` for Debian's Open MPI (oshcc and oshrun on
 PATH). The first one named is the one the ratios are about.
 
 --prog 'PROG ARGS' is a program of bench/ (bench/PROG.c, e.g. 'rma_bw
---sizes 1048576,4194304', 'amo_lat --quick', progress_cost, startup_scale)
-at each PE count of --np (default 2); --omb OMB_SRC with --osu
-PROGRAM:NPES:SIZE rows runs OSU's c/openshmem/osu_oshm_PROGRAM instead or as
-well (put, get and atomics on the heap, atomics rows named by the operation:
-atomics:2:shmem_int_add; barrier takes any SIZE). Each library builds its
-own copy under --build (default bench/_build/compare/NAME/).
+--sizes 1048576,4194304', 'amo_lat --quick', progress_cost, startup_scale,
+'gather_kernels --updates 200000') at each PE count of --np (default 2);
+--omb OMB_SRC with --osu PROGRAM:NPES:SIZE rows runs OSU's
+c/openshmem/osu_oshm_PROGRAM instead or as well (put, get and atomics on
+the heap, atomics rows named by the operation: atomics:2:shmem_int_add;
+barrier takes any SIZE). Each library builds its own copy under --build
+(default bench/_build/compare/NAME/).
 
 Every repetition runs every program, in every mode (Shoal's paths, as in
-bench/run.py: shm, ofi-tcp, ofi-shm) and environment variant (--env
-NAME:K=V,K=V, e.g. --env on: --env off:SHMEM_PROGRESS_THREAD=0; a piece
-without `=` continues the value before it: SHOAL_CACHE_SIZES=L2,LLC), with each
-library in turn, so all see the same machine noise; --memcpy adds the
-single-core memcpy bound (bench/hw_memcpy) at the start of each. --cpus LIST
-confines every launch to those CPUs (taskset, launcher binding off), as a
-cpuset would. --foreign K runs K busy loops of another program
-(bench/busy_loops) beside every launch, in the launch's session (so in its
-scheduling group, as a shell's background jobs or a CI runner's other
-steps are), and adds a row of their iterations a second: what the job
-left them. Each launch has a timeout (--timeout, default 120 s) that ends
-its whole process tree.
+bench/run.py: shm, ofi-tcp, ofi-shm; `ompi` runs over UCX's tcp transport in
+ofi-tcp, -x UCX_TLS=tcp,self, and over its own shared memory otherwise) and
+environment variant (--env NAME:K=V,K=V, e.g. --env on: --env
+off:SHMEM_PROGRESS_THREAD=0; a piece without `=` continues the value before
+it: SHOAL_CACHE_SIZES=L2,LLC), with each library in turn, so all see the
+same machine noise; --memcpy adds the single-core memcpy bound
+(bench/hw_memcpy) at the start of each. --cpus LIST confines every launch to
+those CPUs (taskset, launcher binding off), as a cpuset would. --foreign K
+runs K busy loops of another program (bench/busy_loops) beside every launch,
+in the launch's session (so in its scheduling group, as a shell's background
+jobs or a CI runner's other steps are), and adds a row of their iterations a
+second: what the job left them. Each launch has a timeout (--timeout,
+default 120 s) that ends its whole process tree.
 
 Prints one markdown table per mode: per row and library (or library/variant)
 the median (min-max) over the repetitions, and the first one's time ratio

@@ -207,7 +207,7 @@ def run_all(libs, jobs, modes, variants, reps, timeout, bins, out, cpus=None, me
                         exe = bins.get((lib.name, job.prog))
                         if not exe:
                             continue
-                        cmd = lib.launch(job.npes, [exe] + job.argv, bind_to="none" if cpus else None)
+                        cmd = lib.launch(job.npes, [exe] + job.argv, bind_to="none" if cpus else None, mode=mode)
                         if cpus:
                             cmd = ["taskset", "-c", cpus] + cmd
                         # The variant is the comparison's point: it wins over

@@ -16,9 +16,12 @@ from .plan import CFLAGS, FEATURE_PROBES, NCORES, OFI_MODES, REPO, with_env
 class Library:
     """How to compile against and launch one OpenSHMEM implementation."""
 
-    def __init__(self, name, cc, cflags, ldflags, launch_prefix, env=None, bind=True):
+    def __init__(self, name, cc, cflags, ldflags, launch_prefix, env=None, bind=True, mode_args=None):
         self.name = name
         self.bind = bind  # the launcher takes Open MPI's --bind-to
+        # Path mode -> the launcher's extra arguments: how a library that
+        # ignores SHMEM_TRANSPORT and FI_PROVIDER takes the same path.
+        self.mode_args = mode_args or {}
         self.cc = cc
         self.cflags = cflags
         self.ldflags = ldflags
@@ -51,11 +54,12 @@ class Library:
             self.features = dict(ex.map(one, FEATURE_PROBES.items()))
         return self.features
 
-    def launch(self, npes, argv, bind_to=None):
-        """The launch command; PEs bound to a core each when they fit,
-        unless `bind_to` says otherwise ("none" under taskset)."""
+    def launch(self, npes, argv, bind_to=None, mode=None):
+        """The launch command in path mode `mode`; PEs bound to a core each
+        when they fit, unless `bind_to` says otherwise ("none" under taskset)."""
         bind_to = bind_to or ("core" if npes <= NCORES else "none")
-        return self.launch_prefix(npes) + (["--bind-to", bind_to] if self.bind else []) + argv
+        return self.launch_prefix(npes) + (["--bind-to", bind_to] if self.bind else []) + \
+            self.mode_args.get(mode, []) + argv
 
 
 def source_of(build):
@@ -80,11 +84,20 @@ def shoal_library(shoal_build):
     return shoal
 
 
+# Open MPI's OSHMEM goes through UCX, not libfabric: in ofi-tcp its UCX is
+# confined to the tcp transport (and self), so it too crosses the kernel's
+# TCP stack (UCX_LOG_LEVEL=info then shows "rma_am(tcp/lo) amo_am(tcp/lo)";
+# unconfined, "sysv/memory posix/memory"). In ofi-shm it keeps its own
+# shared-memory transports.
+OPENMPI_MODE_ARGS = {"ofi-tcp": ["-x", "UCX_TLS=tcp,self"]}
+
+
 def openmpi_library(oshcc, oshrun):
     return Library("openmpi", [oshcc], [], [],
                    lambda n: [oshrun, "--allow-run-as-root", "--oversubscribe", "--mca", "osc", "ucx",
                               "-n", str(n)],
-                   env={"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+                   env={"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"},
+                   mode_args=OPENMPI_MODE_ARGS)
 
 
 PREFIX_PEER = "prefixpeer"  # results key of the --peer-prefix library

@@ -200,7 +200,7 @@ def run_reps(args, reps, timeout, shoal, peer, prefix_peer, modes, skipped_modes
             for lib, mode, env in variants:
                 if prog not in lib.binaries or (lib is shoal and mode in skipped_modes):
                     continue
-                cmd = lib.launch(npes, [lib.binaries[prog]] + argv)
+                cmd = lib.launch(npes, [lib.binaries[prog]] + argv, mode=mode)
                 # The library's own settings (e.g. --peer-env) win over the mode's.
                 full_env = with_env(with_env(os.environ, env), lib.env)
                 shm_before = shm_names()
