@@ -28,7 +28,7 @@
 #define SHMEMI_GATHER_RECVS 16
 /* Messages to one PE sent and not yet applied there: bounds what a PE
  * that stops serving holds of its peers' memory. */
-#define SHMEMI_GATHER_AHEAD 4
+#define SHMEMI_GATHER_AHEAD 16
 /* Largest put gathered by default (SHMEM_OFI_GATHER_PUT). */
 #define SHMEMI_GATHER_PUT_DEFAULT 512
 

@@ -355,9 +355,14 @@ void shmemi_ofi_round_trip_wait(struct shmemi_ofi_ep *e, int pe, const char *rou
 
 void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
 {
+    /* Gathered messages leave first and their acknowledgements are waited
+     * for last: their round trip overlaps the writes' (a bucket put and
+     * its count, quieted, cost one round trip, not two). */
+    if (e == &shmemi_ofi.main && shmemi_gather.gathering)
+        shmemi_gather_send_all(routine);
+    shmemi_ofi_quiet_writes(e, routine);
     if (e == &shmemi_ofi.main)
         shmemi_gather_quiet(routine);
-    shmemi_ofi_quiet_writes(e, routine);
 }
 
 void shmemi_ofi_quiet_writes(struct shmemi_ofi_ep *e, const char *routine)
@@ -406,11 +411,10 @@ static void *progress_main(void *arg)
         if (__atomic_exchange_n(&shmemi_ofi_polled, 0, __ATOMIC_RELAXED)) {
             /* A PE that calls without reaching a completion point (it
              * polls a peer's word with fetching AMOs) still sends what it
-             * gathered, once it gathers no more, and applies its peers'
-             * messages now and then. */
-            if (shmemi_gather.receiving && (shmemi_gather.gathering || turn % 4 == 0) && shmemi_ofi_try_enter()) {
+             * gathered, once it gathers no more. (Its counter waits read
+             * its queue now and then: cntr_wait.) */
+            if (shmemi_gather.gathering && shmemi_ofi_try_enter()) {
                 shmemi_gather_idle();
-                shmemi_ofi_ep_poll(&shmemi_ofi.main);
                 shmemi_ofi_leave();
             }
             nanosleep(&polling, NULL);
