@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "shoal/fast.h"
+
 /* Copies of at least this many bytes stream (computed once from the cache
  * sizes and the node's PE count; SIZE_MAX where streaming stores are not
  * available). */
@@ -34,14 +36,18 @@ void shmemi_copy_print_timed(FILE *f);
 void shmemi_copy_stream(void *dst, const void *src, size_t n);
 
 /* Copies from this size take the out-of-line choice (the floor of both
- * thresholds); below it, memcpy. */
+ * thresholds). */
 #define SHMEMI_COPY_LARGE_MIN ((size_t)256 << 10)
 void shmemi_copy_large(void *dst, const void *src, size_t n);
 
+/* Below it, memcpy, but for a destination 1-63 bytes past the source
+ * modulo 4 KiB (shmemi_copy_near, shoal/fast.h). */
 static inline void shmemi_copy(void *dst, const void *src, size_t n)
 {
     if (n >= SHMEMI_COPY_LARGE_MIN)
         shmemi_copy_large(dst, src, n);
+    else if (shmemi_fast_copy_is_near(dst, src, n))
+        shmemi_copy_near(dst, src, n);
     else
         memcpy(dst, src, n);
 }

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * large_puts_and_gets_land_exactly_at_any_alignment: blocking puts and gets
- * of sizes around the node-local copy's switches (the inline path's limit,
- * 256 KiB, and the streaming copy from the core's L2 size, 2 MiB on common
- * CPUs; 4 MiB + odd bytes beyond), at destination and source offsets that
- * leave a head and a tail that are not whole cache lines. Each PE puts to
+ * of sizes around the node-local copy's switches (the vector copy of a
+ * destination 1-63 bytes past its source modulo 4 KiB, from 2 KiB to half
+ * the L1, 24 KiB on common CPUs; the inline path's limit, 256 KiB, and
+ * the streaming copy from the core's L2 size, 2 MiB on common CPUs; 4 MiB
+ * + odd bytes beyond), at destination and source offsets that leave a
+ * head and a tail that are not whole cache lines (the gets into the
+ * malloc'd buffer, 16 bytes into its page, land 9 to 17 bytes past their
+ * page-aligned source at three of the five). Each PE puts to
  * and gets from the next PE (itself at 1 PE); every byte of every
  * destination is checked exactly, and the bytes just before and after it
  * must keep their guard value. A streaming copy that dropped its head or
@@ -15,7 +19,8 @@
 
 #include <string.h>
 
-static const size_t sizes[] = {((size_t)256 << 10) - 1, (size_t)256 << 10, ((size_t)2 << 20) - 1,
+static const size_t sizes[] = {2047, 2048, 4096 + 61, 12288 + 1, 24575, 24576, 24577, 65536 + 3,
+                               ((size_t)256 << 10) - 1, (size_t)256 << 10, ((size_t)2 << 20) - 1,
                                ((size_t)2 << 20) + 3, ((size_t)4 << 20) + 61};
 static const size_t offsets[][2] = {{0, 0}, {1, 0}, {0, 7}, {33, 63}, {63, 1}}; /* {dest, source} */
 #define NSIZES (sizeof sizes / sizeof sizes[0])
