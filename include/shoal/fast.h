@@ -101,6 +101,9 @@ static inline void *shmemi_fast_copy_addr(const void *addr, size_t len, int pe)
  * vector loads that run ahead of the stores (src/base/copy.c); elsewhere
  * it is memcpy. Exported beside the table. */
 #define SHMEMI_FAST_NEAR_MIN ((size_t)2 << 10)
+#ifdef __cplusplus
+extern "C"
+#endif
 void shmemi_copy_near(void *dst, const void *src, size_t n);
 
 static inline int shmemi_fast_copy_is_near(const void *dst, const void *src, size_t n)
