@@ -49,6 +49,12 @@ struct shmemi_gather shmemi_gather = {.rx_lock = PTHREAD_MUTEX_INITIALIZER};
 
 enum { BUF_FREE, BUF_GATHERING, BUF_SENDING, BUF_POSTED, BUF_UNPOSTED };
 enum { MSG_OPS = 1, MSG_ACK = 2 };
+/* A message whose sender will wait for it (quiet, a get or fetching AMO
+ * to the PE, room ahead): the target acknowledges it, with the count of
+ * every message of that source it has applied. Others are acknowledged by
+ * the next one asked: an acknowledgement is a send on the target's path
+ * (in a put and wait round trip, the critical one). */
+#define MSG_ACK_WANTED 0x100
 
 /* A message: two header words (source PE and kind; bytes and sequence),
  * then records. A record is a head word and its payload: a put's bytes
@@ -57,6 +63,12 @@ enum { MSG_OPS = 1, MSG_ACK = 2 };
 #define REC_OFF_BITS 44
 #define REC_OFF_MASK ((UINT64_C(1) << REC_OFF_BITS) - 1)
 #define REC_PUT 15 /* the op field of a put (enum shmemi_amo_op stays below) */
+/* An add of a small constant, in its head word alone: arg is the size
+ * (bit 13: 8 bytes, else 4) and a 13-bit signed operand. A histogram's
+ * adds of 1 take half the bytes, so half the messages. */
+#define REC_ADD_SMALL 14
+#define REC_SMALL_MIN (-4096)
+#define REC_SMALL_MAX 4095
 
 static inline uint64_t rec_head(size_t off, int seg, unsigned op, unsigned arg)
 {
@@ -151,7 +163,7 @@ static void apply(const uint64_t *msg, int src, size_t bytes)
         size_t off = h & REC_OFF_MASK;
         int seg = (int)(h >> 44 & 3);
         unsigned op = (unsigned)(h >> 46 & 15), arg = (unsigned)(h >> 50);
-        size_t n = op == REC_PUT ? arg : SHMEMI_DT_SIZE(arg);
+        size_t n = op == REC_PUT ? arg : op == REC_ADD_SMALL ? (arg >> 13 ? 8 : 4) : SHMEMI_DT_SIZE(arg);
         char *p;
 
         if (seg >= SHMEMI_SEG_COUNT || off > shmemi_map.seg_size[seg] || n > shmemi_map.seg_size[seg] - off)
@@ -160,6 +172,13 @@ static void apply(const uint64_t *msg, int src, size_t bytes)
         if (op == REC_PUT) {
             memcpy(p, w, n);
             w += (n + 7) / 8;
+        } else if (op == REC_ADD_SMALL) {
+            int64_t v = (int64_t)(arg & 0x1fff) - (arg & 0x1000 ? 0x2000 : 0);
+
+            if (n == 8)
+                __atomic_fetch_add((uint64_t *)(void *)p, (uint64_t)v, __ATOMIC_SEQ_CST);
+            else
+                __atomic_fetch_add((uint32_t *)(void *)p, (uint32_t)v, __ATOMIC_SEQ_CST);
         } else {
             shmemi_amo_cpu((enum shmemi_amo_op)op, (int)arg, p, w, NULL, NULL);
             w++;
@@ -170,20 +189,21 @@ static void apply(const uint64_t *msg, int src, size_t bytes)
 /* Messages that came before one sent ahead of them, copied. */
 struct held {
     struct held *next;
-    int src;
+    int src, kind;
     uint32_t seq;
     size_t bytes;
     uint64_t data[];
 };
 static struct held *held_list;
 
-static void hold(int src, uint32_t seq, const struct shmemi_gather_buf *b, size_t bytes)
+static void hold(int src, int kind, uint32_t seq, const struct shmemi_gather_buf *b, size_t bytes)
 {
     struct held *h = malloc(sizeof *h + bytes);
 
     if (!h)
         shmemi_fatal("shmem (applying gathered operations)", "out of memory (%zu bytes)", bytes);
     h->src = src;
+    h->kind = kind;
     h->seq = seq;
     h->bytes = bytes;
     memcpy(h->data, b->data, bytes);
@@ -191,9 +211,11 @@ static void hold(int src, uint32_t seq, const struct shmemi_gather_buf *b, size_
     held_list = h;
 }
 
-static void apply_held(int src)
+/* Returns whether one of them asked for an acknowledgement. */
+static int apply_held(int src)
 {
     struct shmemi_gather *g = &shmemi_gather;
+    int asked = 0;
 
     for (struct held **p = &held_list; *p;) {
         struct held *h = *p;
@@ -204,10 +226,12 @@ static void apply_held(int src)
         }
         apply(h->data, src, h->bytes);
         __atomic_store_n(&g->applied[src], h->seq, __ATOMIC_RELEASE);
+        asked |= h->kind & MSG_ACK_WANTED;
         *p = h->next;
         free(h);
         p = &held_list; /* the next one may be earlier in the list */
     }
+    return asked;
 }
 
 static void received(struct shmemi_gather_buf *b)
@@ -220,7 +244,7 @@ static void received(struct shmemi_gather_buf *b)
     if (src < 0 || src >= shmemi_world.n_pes || bytes > sizeof b->data || bytes < HDR_WORDS * 8)
         shmemi_fatal("shmem (applying gathered operations)", "a malformed message (source %d, %zu bytes)", src,
                      bytes);
-    if (kind == MSG_ACK) {
+    if ((kind & 0xff) == MSG_ACK) {
         uint32_t had = __atomic_load_n(&g->acked[src], __ATOMIC_RELAXED);
 
         if ((int32_t)(seq - had) > 0) {
@@ -228,8 +252,6 @@ static void received(struct shmemi_gather_buf *b)
             __atomic_fetch_sub(&g->unacked, seq - had, __ATOMIC_RELEASE);
         }
     } else {
-        /* Applied in the order received (ep_poll reads and dispatches
-         * under rx_lock where calls are not serialized), then counted. */
         /* Applied in the order sent. A provider need not complete
          * receives in that order (rxm did not for a message above its
          * eager limit, sent in segments), so one that comes early is
@@ -238,12 +260,14 @@ static void received(struct shmemi_gather_buf *b)
          * copies stay few. (ep_poll reads and dispatches under rx_lock
          * where calls are not serialized.) */
         if (seq != g->applied[src] + 1)
-            hold(src, seq, b, bytes);
+            hold(src, kind, seq, b, bytes);
         else {
+            int asked = kind & MSG_ACK_WANTED;
+
             apply(b->data, src, bytes);
             __atomic_store_n(&g->applied[src], seq, __ATOMIC_RELEASE);
-            apply_held(src);
-            if (!send_ack(src))
+            asked |= apply_held(src);
+            if (asked && !send_ack(src))
                 owe_ack(src);
         }
     }
@@ -380,7 +404,7 @@ static int some_free(int pe)
  * SHMEMI_GATHER_AHEAD unapplied messages to a PE) and through a busy
  * provider; else (the progress thread) leave b gathering instead.
  * Returns whether it was sent. */
-static int send_buf(struct shmemi_gather_buf *b, int may_wait, const char *routine)
+static int send_buf(struct shmemi_gather_buf *b, int may_wait, int want_ack, const char *routine)
 {
     struct shmemi_gather *g = &shmemi_gather;
     struct shmemi_ofi_ep *e = &shmemi_ofi.main;
@@ -396,6 +420,12 @@ static int send_buf(struct shmemi_gather_buf *b, int may_wait, const char *routi
         if (b->state != BUF_GATHERING || b->pe != pe)
             return 1;
     }
+    /* Asked for when the sender will wait, and on every AHEAD / 2-th
+     * message, so that room ahead always comes back. */
+    if (g->sent[pe] + 1 - g->asked[pe] >= SHMEMI_GATHER_AHEAD / 2)
+        want_ack = 1;
+    b->data[0] = (uint64_t)(uint32_t)shmemi_world.my_pe |
+                 (uint64_t)(MSG_OPS | (want_ack ? MSG_ACK_WANTED : 0)) << 32;
     b->data[1] = (uint64_t)b->used | (uint64_t)(g->sent[pe] + 1) << 32;
     if (may_wait) {
         g->waiting++;
@@ -410,9 +440,13 @@ static int send_buf(struct shmemi_gather_buf *b, int may_wait, const char *routi
     }
     /* Counted once posted: an acknowledgement may come at the next poll. */
     b->state = BUF_SENDING;
-    g->buf_of[pe] = 0;
-    g->gathering--;
+    if (g->buf_of[pe] == (uint8_t)(b - g->send + 1)) {
+        g->buf_of[pe] = 0;
+        g->gathering--;
+    }
     g->sent[pe]++;
+    if (want_ack)
+        g->asked[pe] = g->sent[pe];
     __atomic_fetch_add(&g->unacked, 1, __ATOMIC_RELEASE);
     shmemi_ofi_mark_polled();
     /* Serve the peers' messages and acknowledgements as this one leaves:
@@ -441,7 +475,7 @@ static struct shmemi_gather_buf *free_buf(const char *routine)
                 fullest = b;
         }
         if (fullest)
-            send_buf(fullest, 1, routine);
+            send_buf(fullest, 1, 0, routine);
         else
             wait_for(some_free, -1, routine);
     }
@@ -458,7 +492,7 @@ static uint64_t *room(int pe, size_t need, const char *routine)
         b = buf_at(g->buf_of[pe]);
         if (b->used + need <= g->msg_bytes)
             goto found;
-        send_buf(b, 1, routine);
+        send_buf(b, 1, 0, routine);
         if (g->buf_of[pe]) { /* another thread began a new one meanwhile */
             b = buf_at(g->buf_of[pe]);
             if (b->used + need <= g->msg_bytes)
@@ -491,21 +525,60 @@ void shmemi_gather_put(int pe, int seg, size_t off, const void *src, size_t n, c
 void shmemi_gather_amo(int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype, const void *value,
                        const char *routine)
 {
-    uint64_t *at = room(pe, 2 * sizeof(uint64_t), routine);
+    uint64_t *at;
+
+    if (op == SHMEMI_AMO_ADD && SHMEMI_DT_CLASS(dtype) != SHMEMI_DT_FLOAT) {
+        int wide = SHMEMI_DT_SIZE(dtype) == 8;
+        int64_t v = wide ? *(const int64_t *)value : *(const int32_t *)value;
+
+        if (v >= REC_SMALL_MIN && v <= REC_SMALL_MAX) {
+            at = room(pe, sizeof(uint64_t), routine);
+            at[0] = rec_head(off, seg, REC_ADD_SMALL, (unsigned)wide << 13 | ((unsigned)v & 0x1fff));
+            return;
+        }
+    }
+    at = room(pe, 2 * sizeof(uint64_t), routine);
 
     at[0] = rec_head(off, seg, (unsigned)op, (unsigned)dtype);
     at[1] = 0;
     memcpy(&at[1], value, SHMEMI_DT_SIZE(dtype));
 }
 
-void shmemi_gather_send_all(const char *routine)
+static void send_all(int want_ack, const char *routine)
 {
     struct shmemi_gather *g = &shmemi_gather;
 
     g->trips = 0;
     for (int i = 0; i < SHMEMI_GATHER_SENDS && g->gathering; i++)
         if (g->send[i].state == BUF_GATHERING)
-            send_buf(&g->send[i], 1, routine);
+            send_buf(&g->send[i], 1, want_ack, routine);
+}
+
+void shmemi_gather_send_all(const char *routine)
+{
+    send_all(0, routine);
+}
+
+void shmemi_gather_quiet_begin(const char *routine)
+{
+    if (shmemi_gather.gathering)
+        send_all(1, routine);
+}
+
+/* The messages to pe are all sent: make sure the last one asked for an
+ * acknowledgement, by an empty message that asks if it did not. */
+static void ask_ack(int pe, const char *routine)
+{
+    struct shmemi_gather *g = &shmemi_gather;
+    struct shmemi_gather_buf *b;
+
+    if (g->asked[pe] == g->sent[pe] || pe_applied(pe))
+        return;
+    b = free_buf(routine);
+    b->state = BUF_GATHERING; /* not the PE's gathering buffer: sent at once */
+    b->pe = pe;
+    b->used = HDR_WORDS * sizeof(uint64_t);
+    send_buf(b, 1, 1, routine);
 }
 
 void shmemi_gather_settle(int pe, const char *routine)
@@ -513,7 +586,8 @@ void shmemi_gather_settle(int pe, const char *routine)
     struct shmemi_gather *g = &shmemi_gather;
 
     if (g->buf_of[pe])
-        send_buf(buf_at(g->buf_of[pe]), 1, routine);
+        send_buf(buf_at(g->buf_of[pe]), 1, 1, routine);
+    ask_ack(pe, routine);
     if (!pe_applied(pe))
         wait_for(pe_applied, pe, routine);
 }
@@ -524,9 +598,12 @@ void shmemi_gather_quiet(const char *routine)
 
     if (!g->on)
         return;
-    shmemi_gather_send_all(routine);
-    if (!all_applied(-1))
+    send_all(1, routine);
+    if (!all_applied(-1)) {
+        for (int pe = 0; pe < shmemi_world.n_pes; pe++)
+            ask_ack(pe, routine);
         wait_for(all_applied, -1, routine);
+    }
     g->fenced = 0;
 }
 
@@ -559,7 +636,7 @@ void shmemi_gather_idle(void)
     }
     for (int i = 0; i < SHMEMI_GATHER_SENDS && g->gathering; i++)
         if (g->send[i].state == BUF_GATHERING)
-            send_buf(&g->send[i], 0, "shmem (progress thread)");
+            send_buf(&g->send[i], 0, 0, "shmem (progress thread)");
 }
 
 /* ---- set-up ---- */
@@ -580,8 +657,9 @@ void shmemi_gather_open(const char *routine)
     g->applied = calloc(n, sizeof *g->applied);
     g->ack_owed = calloc(n, 1);
     g->sent = calloc(n, sizeof *g->sent);
+    g->asked = calloc(n, sizeof *g->asked);
     g->acked = calloc(n, sizeof *g->acked);
-    if (!g->recv || !g->applied || !g->ack_owed || !g->sent || !g->acked)
+    if (!g->recv || !g->applied || !g->ack_owed || !g->sent || !g->asked || !g->acked)
         shmemi_fatal(routine, "out of memory (gathering)");
     for (int i = 0; i < SHMEMI_GATHER_RECVS; i++)
         if (!post_recv(&g->recv[i]))
@@ -619,6 +697,7 @@ void shmemi_gather_close(void)
     free(g->recv);
     free(g->buf_of);
     free(g->sent);
+    free(g->asked);
     free(g->acked);
     free(g->applied);
     free(g->ack_owed);

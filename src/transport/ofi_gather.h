@@ -49,6 +49,7 @@ struct shmemi_gather {
     struct shmemi_gather_buf *recv;  /* [SHMEMI_GATHER_RECVS] */
     uint8_t *buf_of;                 /* [n_pes]: 1 + the send buffer gathering for the PE; 0: none */
     uint32_t *sent, *acked;          /* [n_pes]: messages sent to the PE, and applied there as it said */
+    uint32_t *asked;                 /* [n_pes]: the last message to the PE that asked for an acknowledgement */
     uint32_t *applied;               /* [n_pes]: messages from the PE applied here */
     uint8_t *ack_owed;               /* [n_pes]: an acknowledgement that could not be sent yet */
     unsigned gathering;              /* send buffers holding operations */
@@ -81,6 +82,9 @@ void shmemi_gather_send_all(const char *routine);
  * AMO), or, for quiet, everything gathered for anyone. */
 void shmemi_gather_settle(int pe, const char *routine);
 void shmemi_gather_quiet(const char *routine);
+/* Quiet's first step: what is gathered leaves, asking to be acknowledged
+ * (the rest of quiet overlaps the round trip). */
+void shmemi_gather_quiet_begin(const char *routine);
 /* Fence: nothing to wait for now, if what follows is gathered too. */
 void shmemi_gather_fence(void);
 /* The progress thread's turn: what a PE that stopped calling left leaves. */

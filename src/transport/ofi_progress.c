@@ -359,7 +359,7 @@ void shmemi_ofi_quiet_ep(struct shmemi_ofi_ep *e, const char *routine)
      * for last: their round trip overlaps the writes' (a bucket put and
      * its count, quieted, cost one round trip, not two). */
     if (e == &shmemi_ofi.main && shmemi_gather.gathering)
-        shmemi_gather_send_all(routine);
+        shmemi_gather_quiet_begin(routine);
     shmemi_ofi_quiet_writes(e, routine);
     if (e == &shmemi_ofi.main)
         shmemi_gather_quiet(routine);
