@@ -414,6 +414,10 @@ void shmemi_ofi_bounce_drop(struct shmemi_ofi_ep *e);
 void shmemi_ofi_amo(shmem_ctx_t ctx, int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype,
                     const void *value, const void *cond, void *fetch, int nbi, const char *routine);
 void shmemi_ofi_amo_query(void);
+/* A lone gathered operation sent as the provider's own (ofi_gather.c). */
+void shmemi_ofi_amo_lone(int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype, const void *value,
+                         const char *routine);
+void shmemi_ofi_put_lone(int pe, int seg, size_t off, const void *src, size_t n, const char *routine);
 /* A one-way signal (peer.h), from the default context's endpoint. */
 int shmemi_ofi_signal(int pe, int seg, size_t off, enum shmemi_amo_op op, uint64_t v, const char *routine);
 const char *shmemi_ofi_amo_summary(void);

@@ -238,6 +238,13 @@ static void windowed(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, enum 
     shmemi_ofi_sent_serve(e);
 }
 
+/* A lone gathered AMO, sent as the provider's (ofi_gather.c): windowed. */
+void shmemi_ofi_amo_lone(int pe, int seg, size_t off, enum shmemi_amo_op op, int dtype, const void *value,
+                         const char *routine)
+{
+    windowed(&shmemi_ofi.main, pe, seg, off, op, fi_type[dt_index(dtype)], value, routine);
+}
+
 /* The first non-fetching AMO to a PE after a flush (ofi_posted.c): a
  * fetching one into a discarded word, counted on the read counter and
  * left to quiet. shm copies the operand at the post. */

@@ -400,6 +400,57 @@ static int some_free(int pe)
 
 /* ---- sending ---- */
 
+/* A buffer holding one record for a PE with nothing unapplied there
+ * leaves as the provider's own write or AMO, as it would have without
+ * gathering (a put posted or delivery-complete, an AMO windowed): a lone
+ * put or AMO + quiet, or a put and then a wait for the answer, cost what
+ * they did before (the target's provider answers, not its next poll and
+ * a message back). Nothing of that PE is
+ * in flight through messages, so order holds; the provider's AMOs are the
+ * same CPU atomics. Returns 0 (and leaves b) when b holds more. */
+static int send_lone(struct shmemi_gather_buf *b, const char *routine)
+{
+    struct shmemi_gather *g = &shmemi_gather;
+    int pe = b->pe;
+    uint64_t h = b->data[HDR_WORDS], value[1];
+    size_t off = h & REC_OFF_MASK, rec;
+    int seg = (int)(h >> 44 & 3), dtype;
+    unsigned op = (unsigned)(h >> 46 & 15), arg = (unsigned)(h >> 50);
+
+    if (b->used <= HDR_WORDS * sizeof(uint64_t) || !pe_applied(pe))
+        return 0;
+    rec = op == REC_PUT ? sizeof(uint64_t) + (arg + 7) / 8 * 8 : op == REC_ADD_SMALL ? sizeof(uint64_t)
+                                                                                    : 2 * sizeof(uint64_t);
+    if (HDR_WORDS * sizeof(uint64_t) + rec != b->used || (op == REC_PUT && arg > shmemi_ofi.inject_size))
+        return 0;
+    if (g->buf_of[pe] == (uint8_t)(b - g->send + 1)) {
+        g->buf_of[pe] = 0;
+        g->gathering--;
+    }
+    b->state = BUF_FREE;
+    if (op == REC_PUT) {
+        shmemi_ofi_put_lone(pe, seg, off, &b->data[HDR_WORDS + 1], arg, routine);
+        return 1;
+    }
+    if (op == REC_ADD_SMALL) {
+        int64_t v = (int64_t)(arg & 0x1fff) - (arg & 0x1000 ? 0x2000 : 0);
+
+        dtype = SHMEMI_DT(SHMEMI_DT_SINT, arg >> 13 ? 8 : 4);
+        if (arg >> 13)
+            memcpy(value, &v, 8);
+        else {
+            int32_t v32 = (int32_t)v;
+            memcpy(value, &v32, 4);
+        }
+        op = SHMEMI_AMO_ADD;
+    } else {
+        dtype = (int)arg;
+        value[0] = b->data[HDR_WORDS + 1];
+    }
+    shmemi_ofi_amo_lone(pe, seg, off, (enum shmemi_amo_op)op, dtype, value, routine);
+    return 1;
+}
+
 /* Send b, which gathers for its PE. `may_wait`: wait for room (at most
  * SHMEMI_GATHER_AHEAD unapplied messages to a PE) and through a busy
  * provider; else (the progress thread) leave b gathering instead.
@@ -550,7 +601,7 @@ static void send_all(int want_ack, const char *routine)
 
     g->trips = 0;
     for (int i = 0; i < SHMEMI_GATHER_SENDS && g->gathering; i++)
-        if (g->send[i].state == BUF_GATHERING)
+        if (g->send[i].state == BUF_GATHERING && !send_lone(&g->send[i], routine))
             send_buf(&g->send[i], 1, want_ack, routine);
 }
 
@@ -585,7 +636,7 @@ void shmemi_gather_settle(int pe, const char *routine)
 {
     struct shmemi_gather *g = &shmemi_gather;
 
-    if (g->buf_of[pe])
+    if (g->buf_of[pe] && !send_lone(buf_at(g->buf_of[pe]), routine))
         send_buf(buf_at(g->buf_of[pe]), 1, 1, routine);
     ask_ack(pe, routine);
     if (!pe_applied(pe))

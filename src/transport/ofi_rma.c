@@ -142,6 +142,16 @@ static void inject_put(struct shmemi_ofi_ep *e, int pe, uint64_t raddr, uint64_t
                     "fi_writemsg(FI_INJECT)", pe, routine);
 }
 
+/* A lone gathered put, sent as an ungathered put would be (ofi_gather.c):
+ * posted, or delivery-complete if it is the first to its PE since quiet's
+ * last flush (ofi_posted.c). */
+void shmemi_ofi_put_lone(int pe, int seg, size_t off, const void *src, size_t n, const char *routine)
+{
+    uint64_t key, raddr = shmemi_ofi_raddr(pe, seg, off, &key);
+
+    inject_put(&shmemi_ofi.main, pe, raddr, key, src, n, routine);
+}
+
 static void put_ep(struct shmemi_ofi_ep *e, int pe, int seg, size_t off, const void *src, size_t n, int nbi,
                    const char *routine)
 {
