@@ -413,8 +413,8 @@ static void *progress_main(void *arg)
              * polls a peer's word with fetching AMOs) still sends what it
              * gathered, once it gathers no more. (Its counter waits read
              * its queue now and then: cntr_wait.) */
-            if (shmemi_gather.gathering && shmemi_ofi_try_enter()) {
-                shmemi_gather_idle();
+            if (shmemi_gather.receiving && shmemi_ofi_try_enter()) {
+                shmemi_gather_idle(); /* reads the buffers under the lock */
                 shmemi_ofi_leave();
             }
             nanosleep(&polling, NULL);
