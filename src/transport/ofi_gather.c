@@ -153,12 +153,23 @@ static SHMEMI_NORETURN void bad_record(int src, size_t off, int seg, size_t n)
 }
 
 /* The target's writes on behalf of a peer are remote writes, as the
- * provider's copies of incoming RMA data are: the program orders them
- * with OpenSHMEM's calls (the peer's quiet, its own wait or barrier),
- * which ThreadSanitizer cannot see, so they are left out of its view as
- * libfabric's are (.ci/tsan.supp), with a copy it does not intercept. */
+ * provider's copies and atomics on incoming data are: the program orders
+ * them with OpenSHMEM's calls (the peer's fence or quiet, its own wait or
+ * barrier), which ThreadSanitizer cannot see, so they are left out of its
+ * view as libfabric's are (.ci/tsan.supp): a copy it does not intercept,
+ * and its ignore annotations around the AMOs. */
 #ifdef __SANITIZE_THREAD__
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+void AnnotateIgnoreWritesBegin(const char *file, int line);
+void AnnotateIgnoreWritesEnd(const char *file, int line);
 #define REMOTE_WRITE __attribute__((no_sanitize_thread, noinline))
+#define REMOTE_WRITES_BEGIN() \
+    (AnnotateIgnoreReadsBegin(__FILE__, __LINE__), AnnotateIgnoreWritesBegin(__FILE__, __LINE__))
+#define REMOTE_WRITES_END() \
+    (AnnotateIgnoreWritesEnd(__FILE__, __LINE__), AnnotateIgnoreReadsEnd(__FILE__, __LINE__))
+/* x86 only: its stores are ordered already, and TSan has no fences. */
+#define ORDER_STORES() ((void)0)
 static REMOTE_WRITE void remote_copy(void *dst, const void *src, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -166,6 +177,11 @@ static REMOTE_WRITE void remote_copy(void *dst, const void *src, size_t n)
 }
 #else
 #define REMOTE_WRITE
+#define REMOTE_WRITES_BEGIN() ((void)0)
+#define REMOTE_WRITES_END() ((void)0)
+/* A put is seen after everything applied before it (a flag after its
+ * data, fence's order): free on x86, a barrier where stores may pass. */
+#define ORDER_STORES() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define remote_copy memcpy
 #endif
 
@@ -175,6 +191,7 @@ static REMOTE_WRITE void apply(const uint64_t *msg, int src, size_t bytes)
 {
     const uint64_t *w = msg + HDR_WORDS, *end = msg + bytes / sizeof(uint64_t);
 
+    REMOTE_WRITES_BEGIN();
     while (w < end) {
         uint64_t h = *w++;
         size_t off = h & REC_OFF_MASK;
@@ -187,6 +204,7 @@ static REMOTE_WRITE void apply(const uint64_t *msg, int src, size_t bytes)
             bad_record(src, off, seg, n);
         p = (char *)shmemi_map.seg_base[seg] + off;
         if (op == REC_PUT) {
+            ORDER_STORES();
             remote_copy(p, w, n);
             w += (n + 7) / 8;
         } else if (op == REC_ADD_SMALL) {
@@ -201,6 +219,7 @@ static REMOTE_WRITE void apply(const uint64_t *msg, int src, size_t bytes)
             w++;
         }
     }
+    REMOTE_WRITES_END();
 }
 
 /* Messages that came before one sent ahead of them, copied. */
