@@ -10,6 +10,11 @@
  * --offset B puts the private buffer B bytes into its page, as malloc
  * gives its large blocks (16), where it starts page-aligned otherwise; the
  * rows are then named op@B (get_bw@16).
+ * --copies adds memcpy between this PE's own symmetric object and the
+ * private buffer, each way (memcpy_put, memcpy_get, timed as put_bw and
+ * get_bw): the CPU's copy between the same alignments as the put's and
+ * the get's, which some offsets slow (docs/design.md, "The node-local
+ * path"); bench/hw_memcpy copies between page-aligned buffers.
  */
 #include "common.h"
 
@@ -18,12 +23,17 @@
 #define WINDOW_MAX BENCH_BACK_TO_BACK
 
 static size_t loc_offset; /* --offset */
+static int copies;        /* --copies */
 
 static int own_args(int argc, char **argv, int i)
 {
     if (!strcmp(argv[i], "--offset") && i + 1 < argc) {
         loc_offset = (size_t)strtoul(argv[i + 1], NULL, 10) % 4096;
         return 2;
+    }
+    if (!strcmp(argv[i], "--copies")) {
+        copies = 1;
+        return 1;
     }
     return 0;
 }
@@ -50,6 +60,25 @@ static void get_batch(void *arg, long n)
     struct bw *b = arg;
     for (long i = 0; i < n; i++) {
         shmem_getmem(b->loc, b->sym, b->size, b->peer);
+        __asm__ __volatile__("" ::: "memory");
+    }
+}
+
+/* Not inlined, the size known only at run time: as a put's or get's copy. */
+__attribute__((noinline)) static void memcpy_put_batch(void *arg, long n)
+{
+    struct bw *b = arg;
+    for (long i = 0; i < n; i++) {
+        memcpy(b->sym, b->loc, b->size);
+        __asm__ __volatile__("" ::: "memory");
+    }
+}
+
+__attribute__((noinline)) static void memcpy_get_batch(void *arg, long n)
+{
+    struct bw *b = arg;
+    for (long i = 0; i < n; i++) {
+        memcpy(b->loc, b->sym, b->size);
         __asm__ __volatile__("" ::: "memory");
     }
 }
@@ -137,6 +166,10 @@ int main(int argc, char **argv)
         set_window(&b, a.sizes[i], 1);
         row("put_bw", put_batch, &b, &a, me, 0);
         row("get_bw", get_batch, &b, &a, me, 0);
+        if (copies) {
+            row("memcpy_put", memcpy_put_batch, &b, &a, me, 0);
+            row("memcpy_get", memcpy_get_batch, &b, &a, me, 0);
+        }
         set_window(&b, a.sizes[i], WINDOW_MAX);
         row("put_nbi_bw", put_nbi_batch, &b, &a, me, 0);
         row("get_nbi_bw", get_nbi_batch, &b, &a, me, 0);
