@@ -111,8 +111,8 @@ static inline int shmemi_fast_copy_is_near(const void *dst, const void *src, siz
     return SHMEMI_UNLIKELY(n >= SHMEMI_FAST_NEAR_MIN) && (((uintptr_t)dst - (uintptr_t)src - 1) & 4095) < 63;
 }
 
-/* The copy of a get's inline path. */
-static inline void shmemi_fast_read_copy(void *dst, const void *src, size_t n)
+/* The copy of the inline put and get. */
+static inline void shmemi_fast_copy(void *dst, const void *src, size_t n)
 {
     if (shmemi_fast_copy_is_near(dst, src, n))
         shmemi_copy_near(dst, src, n);

@@ -8,7 +8,9 @@
  * + odd bytes beyond), at destination and source offsets that leave a
  * head and a tail that are not whole cache lines (the gets into the
  * malloc'd buffer, 16 bytes into its page, land 9 to 17 bytes past their
- * page-aligned source at three of the five). Each PE puts to
+ * page-aligned source at three of the five; a sixth source offset, found
+ * at run time, puts the put's destination 24 bytes past its source
+ * modulo 4 KiB wherever the allocators placed the buffers). Each PE puts to
  * and gets from the next PE (itself at 1 PE); every byte of every
  * destination is checked exactly, and the bytes just before and after it
  * must keep their guard value. A streaming copy that dropped its head or
@@ -17,16 +19,18 @@
  */
 #include "check.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static const size_t sizes[] = {2047, 2048, 4096 + 61, 12288 + 1, 24575, 24576, 24577, 65536 + 3,
                                ((size_t)256 << 10) - 1, (size_t)256 << 10, ((size_t)2 << 20) - 1,
                                ((size_t)2 << 20) + 3, ((size_t)4 << 20) + 61};
-static const size_t offsets[][2] = {{0, 0}, {1, 0}, {0, 7}, {33, 63}, {63, 1}}; /* {dest, source} */
+static size_t offsets[][2] = {{0, 0}, {1, 0}, {0, 7}, {33, 63}, {63, 1}, {0, 0}}; /* {dest, source}; the last: below */
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define NOFFS (sizeof offsets / sizeof offsets[0])
 #define MAXSZ (((size_t)4 << 20) + 61)
 #define PAD 128
+#define NEAR 24 /* the sixth put's destination past its source, modulo 4 KiB */
 #define GUARD 0xA5
 
 /* Never GUARD, and differs per call, PE and byte. */
@@ -55,7 +59,7 @@ static void check_range(const unsigned char *buf, size_t off, size_t n, int from
 int main(void)
 {
     int me, npes, next, prev;
-    size_t len = MAXSZ + 3 * PAD;
+    size_t len = MAXSZ + 3 * PAD + 4096;
     unsigned char *sym_src, *sym_dst, *loc_src, *loc_dst;
 
     shmem_init();
@@ -68,6 +72,7 @@ int main(void)
     loc_src = malloc(len);
     loc_dst = malloc(len);
     CHECK(sym_src && sym_dst && loc_src && loc_dst, "allocation failed");
+    offsets[NOFFS - 1][1] = ((uintptr_t)sym_dst - (uintptr_t)loc_src - NEAR) & 4095;
 
     for (size_t s = 0; s < NSIZES; s++)
         for (size_t o = 0; o < NOFFS; o++) {
