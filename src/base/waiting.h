@@ -77,6 +77,17 @@ static inline void shmemi_wait_leave(struct shmemi_waiting *w)
  * report, and the reports SIGUSR1 asked for. */
 void shmemi_wait_tick(uint64_t now);
 
+/* The same between yields, for a wait whose polls may be slow: a network
+ * poll on a loaded node can take milliseconds, and 1024 of them (a yield
+ * apart) seconds, past the report's time. */
+static inline void shmemi_wait_tick_between(void)
+{
+    struct shmemi_wait_slot *s = shmemi_wait_slot_mine;
+
+    if (s && s->now)
+        shmemi_wait_tick(shmemi_now_ns());
+}
+
 /* SIGUSR1 reports every waiting thread of this PE; installed at init where
  * the program left SIGUSR1 at its default (which would end the PE). */
 void shmemi_wait_report_init(void);

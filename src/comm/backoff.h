@@ -21,14 +21,20 @@
  * driven from here, so every wait loop serves the traffic it may be
  * waiting for, and watches for lost peers (SHMEM_OFI_TIMEOUT; *spins == 1
  * marks a new wait). */
+/* A wait that polls the network looks at the clock every 64th poll. */
+#define SHMEMI_NET_TICK_MASK 63u
+
 static inline void shmemi_backoff(struct shmemi_waiting *w, unsigned *spins)
 {
     if (*spins == 0)
         shmemi_wait_enter(w);
     if (*spins != ~0u)
         ++*spins;
-    if (shmemi_world.net_progress)
+    if (shmemi_world.net_progress) {
         shmemi_transport_wait_step(*spins);
+        if ((*spins & SHMEMI_NET_TICK_MASK) == 0)
+            shmemi_wait_tick_between();
+    }
     if (shmemi_wait_yields(*spins)) {
         shmemi_give_way(shmemi_wait_yield_count(*spins));
         return;
